@@ -1,0 +1,94 @@
+package runner
+
+import "time"
+
+// Spec describes the sandbox a Runtime should start.
+type Spec struct {
+	// Template is the template name, used for labels and logs.
+	Template string
+	// Language selects the in-sandbox driver: "python" or "node".
+	Language string
+	// Rootfs is the host path of the template's root filesystem. The
+	// runtime never writes to it.
+	Rootfs string
+	// Warmup is code the pre-started interpreter runs before it waits for
+	// the request (for example imports). Empty means none.
+	Warmup string
+	// Limits bound the whole sandbox.
+	Limits Limits
+	// Labels are recorded with the sandbox (instance id, template).
+	Labels map[string]string
+}
+
+// Limits bound one sandbox. Zero values mean the runtime's defaults.
+type Limits struct {
+	// MemoryBytes caps the sandbox's memory (host memory cgroup).
+	MemoryBytes int64
+	// Processes caps the user's processes and threads inside the sandbox.
+	Processes int
+	// CPUs caps CPU time as a number of cores (0.5 = half a core).
+	CPUs float64
+	// DiskBytes caps the writable layer above the read-only rootfs.
+	DiskBytes int64
+	// OpenFiles caps open file descriptors per process.
+	OpenFiles int
+}
+
+// Stream names an output stream of the user's program.
+type Stream string
+
+const (
+	Stdout Stream = "stdout"
+	Stderr Stream = "stderr"
+)
+
+// File is a file written into the sandbox's working directory before the
+// program starts. Path is relative to the working directory.
+type File struct {
+	Path    string
+	Content []byte
+}
+
+// RunRequest is one program execution.
+type RunRequest struct {
+	Code  string
+	Files []File
+	// Stdin is delivered to the program, then closed. Nil means an empty
+	// stdin (reads see EOF at once).
+	Stdin []byte
+	Args  []string
+	Env   map[string]string
+	// Timeout is the wall-time limit, measured on the host.
+	Timeout time.Duration
+	// MaxStdout and MaxStderr cap each stream in bytes. The run is ended
+	// with ReasonOutputLimit when either is exceeded.
+	MaxStdout int64
+	MaxStderr int64
+}
+
+// Reason says why a run ended.
+type Reason string
+
+const (
+	ReasonOK           Reason = "ok"            // exited 0
+	ReasonError        Reason = "error"         // exited non-zero
+	ReasonTimeout      Reason = "timeout"       // wall-time limit reached
+	ReasonOOM          Reason = "oom"           // memory limit reached
+	ReasonOutputLimit  Reason = "output_limit"  // a stream exceeded its cap
+	ReasonKilled       Reason = "killed"        // killed by a signal Paddock did not send
+	ReasonSandboxError Reason = "sandbox_error" // the sandbox died for another reason
+)
+
+// RunResult is the outcome of a run. Stdout and Stderr hold at most the
+// requested caps.
+type RunResult struct {
+	Stdout          []byte
+	Stderr          []byte
+	ExitCode        int
+	Reason          Reason
+	StdoutTruncated bool
+	StderrTruncated bool
+	// Exec is the time from delivering the request to the program's end,
+	// measured on the host.
+	Exec time.Duration
+}

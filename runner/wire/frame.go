@@ -1,0 +1,108 @@
+package wire
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Type is a frame's kind.
+type Type byte
+
+const (
+	TypeHello  Type = 'H' // agent → host: ready, JSON Hello
+	TypeRun    Type = 'R' // host → agent: JSON Run
+	TypeStdout Type = 'O' // agent → host: raw stdout bytes
+	TypeStderr Type = 'E' // agent → host: raw stderr bytes
+	TypeExit   Type = 'X' // agent → host: JSON Exit
+	TypeFail   Type = 'F' // agent → host: JSON Fail, the agent could not run the request
+)
+
+// MaxPayload bounds one frame's payload. A run request carries its files,
+// so this is above the API's request-body limit.
+const MaxPayload = 64 << 20
+
+const headerSize = 5
+
+var (
+	// ErrTooLarge means a frame declared a payload over MaxPayload.
+	ErrTooLarge = errors.New("frame payload too large")
+	// ErrUnknownType means a frame's type byte is not one of the Type values.
+	ErrUnknownType = errors.New("unknown frame type")
+)
+
+func (t Type) valid() bool {
+	switch t {
+	case TypeHello, TypeRun, TypeStdout, TypeStderr, TypeExit, TypeFail:
+		return true
+	}
+	return false
+}
+
+// Frame is one decoded frame. Payload is owned by the caller.
+type Frame struct {
+	Type    Type
+	Payload []byte
+}
+
+// Writer writes frames; it is safe for concurrent use.
+type Writer struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewWriter returns a Writer on w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Write sends one frame.
+func (w *Writer) Write(t Type, payload []byte) error {
+	if len(payload) > MaxPayload {
+		return fmt.Errorf("writing %c frame of %d bytes: %w", t, len(payload), ErrTooLarge)
+	}
+	var hdr [headerSize]byte
+	hdr[0] = byte(t)
+	binary.BigEndian.PutUint32(hdr[1:], uint32(len(payload)))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.w.Write(hdr[:]); err != nil {
+		return err
+	}
+	_, err := w.w.Write(payload)
+	return err
+}
+
+// Reader decodes frames. It is not safe for concurrent use.
+type Reader struct {
+	r *bufio.Reader
+}
+
+// NewReader returns a Reader on r.
+func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64<<10)} }
+
+// Read returns the next frame. It returns io.EOF at a clean end between
+// frames and io.ErrUnexpectedEOF inside one.
+func (r *Reader) Read() (Frame, error) {
+	var hdr [headerSize]byte
+	if _, err := io.ReadFull(r.r, hdr[:]); err != nil {
+		return Frame{}, err
+	}
+	t := Type(hdr[0])
+	if !t.valid() {
+		return Frame{}, fmt.Errorf("%w 0x%02x", ErrUnknownType, hdr[0])
+	}
+	n := binary.BigEndian.Uint32(hdr[1:])
+	if n > MaxPayload {
+		return Frame{}, fmt.Errorf("%c frame of %d bytes: %w", t, n, ErrTooLarge)
+	}
+	payload := make([]byte, n)
+	if _, err := io.ReadFull(r.r, payload); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return Frame{}, err
+	}
+	return Frame{Type: t, Payload: payload}, nil
+}
