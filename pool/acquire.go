@@ -1,0 +1,171 @@
+package pool
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner"
+)
+
+// StartKind says where a leased sandbox came from.
+type StartKind string
+
+const (
+	StartPool StartKind = "pool" // taken ready from the pool
+	StartCold StartKind = "cold" // started on the request path
+)
+
+// Lease is a sandbox handed out by Acquire. Its holder must Release it.
+type Lease struct {
+	Sandbox runner.Sandbox
+	Kind    StartKind
+	// Wait is how long Acquire took.
+	Wait time.Duration
+}
+
+// Warm reports whether the sandbox came ready from the pool.
+func (l Lease) Warm() bool { return l.Kind == StartPool }
+
+// Acquire returns a never-used sandbox of the named template: a ready one
+// when there is one (a hit), else one started now (a miss) once one of
+// MaxColdStarts slots is free. It waits no longer than ctx allows.
+func (m *Manager) Acquire(ctx context.Context, template string) (Lease, error) {
+	begin := time.Now()
+	tp, ok := m.pools[template]
+	if !ok {
+		return Lease{}, fmt.Errorf("acquiring %q: %w", template, ErrUnknownTemplate)
+	}
+	if err := ctx.Err(); err != nil {
+		return Lease{}, fmt.Errorf("acquiring %s sandbox: %w", template, err)
+	}
+	if sb, ok, err := m.takeReady(tp); err != nil {
+		return Lease{}, err
+	} else if ok {
+		return Lease{Sandbox: sb, Kind: StartPool, Wait: time.Since(begin)}, nil
+	}
+
+	select {
+	case m.coldSlots <- struct{}{}:
+	case <-ctx.Done():
+		return Lease{}, fmt.Errorf("waiting for a cold start slot: %w", ctx.Err())
+	case <-m.ctx.Done():
+		return Lease{}, fmt.Errorf("waiting for a cold start slot: %w", ErrClosed)
+	}
+	defer func() { <-m.coldSlots }()
+
+	// A filler may have readied one while this call waited for the slot.
+	if sb, ok, err := m.takeReady(tp); err != nil {
+		return Lease{}, err
+	} else if ok {
+		return Lease{Sandbox: sb, Kind: StartPool, Wait: time.Since(begin)}, nil
+	}
+	sb, err := m.coldStart(ctx, tp)
+	if err != nil {
+		return Lease{}, err
+	}
+	return Lease{Sandbox: sb, Kind: StartCold, Wait: time.Since(begin)}, nil
+}
+
+// takeReady leases the oldest live ready sandbox of tp, destroying dead
+// ones it meets. ok is false when none is ready.
+func (m *Manager) takeReady(tp *tpool) (sb runner.Sandbox, ok bool, err error) {
+	var dead []runner.Sandbox
+	m.mu.Lock()
+	closed := m.closed
+	for !closed && len(tp.ready) > 0 {
+		e := tp.ready[0]
+		tp.ready[0] = nil
+		tp.ready = tp.ready[1:]
+		close(e.taken)
+		if isDone(e.sb) {
+			dead = append(dead, e.sb)
+			continue
+		}
+		tp.inUse++
+		tp.hits++
+		m.leases[e.sb.ID()] = tp
+		sb, ok = e.sb, true
+		break
+	}
+	m.mu.Unlock()
+
+	for _, d := range dead {
+		m.log.Warn("ready sandbox was dead; skipping it", keyTemplate, tp.tmpl.Name, keySandboxID, d.ID())
+		m.destroy(d)
+	}
+	if closed {
+		return nil, false, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, ErrClosed)
+	}
+	tp.poke()
+	return sb, ok, nil
+}
+
+// coldStart starts a sandbox on the request path and leases it. Close
+// cancels it.
+func (m *Manager) coldStart(ctx context.Context, tp *tpool) (runner.Sandbox, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, ErrClosed)
+	}
+	tp.starting++
+	tp.misses++
+	m.holdLocked()
+	m.mu.Unlock()
+
+	sctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(m.ctx, cancel)
+	sb, err := m.start(sctx, tp)
+	stop()
+	cancel()
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tp.starting--
+	if err != nil {
+		m.unholdLocked()
+		switch {
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("cold start: %w", ctx.Err())
+		case m.closed:
+			return nil, fmt.Errorf("cold start: %w", ErrClosed)
+		}
+		tp.failures++
+		return nil, fmt.Errorf("cold start: %w", err)
+	}
+	tp.healthy = true
+	if m.closed {
+		m.destroy(sb)
+		return nil, fmt.Errorf("cold start: %w", ErrClosed)
+	}
+	tp.inUse++
+	m.leases[sb.ID()] = tp
+	return sb, nil
+}
+
+// Release destroys sb off the request path and lets the filler replace
+// it. Every leased sandbox must be released exactly once; a sandbox the
+// manager does not know is destroyed all the same.
+func (m *Manager) Release(sb runner.Sandbox) {
+	if sb == nil {
+		return
+	}
+	m.mu.Lock()
+	tp, ok := m.leases[sb.ID()]
+	if ok {
+		delete(m.leases, sb.ID())
+		tp.inUse--
+	} else {
+		m.holdLocked()
+	}
+	m.mu.Unlock()
+
+	if !ok {
+		m.log.Warn("releasing a sandbox this pool did not lease", keySandboxID, sb.ID())
+	}
+	m.destroy(sb)
+	if ok {
+		tp.poke()
+	}
+}

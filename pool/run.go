@@ -1,0 +1,103 @@
+package pool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner"
+)
+
+// Timing splits a one-shot run's wall time into its phases.
+type Timing struct {
+	Queue   time.Duration // waiting for a run slot
+	Acquire time.Duration // getting a sandbox (pool hit or cold start)
+	Exec    time.Duration // Sandbox.Run
+	Total   time.Duration
+}
+
+// Outcome is what a one-shot run produced and how it went.
+type Outcome struct {
+	Result    runner.RunResult
+	Kind      StartKind
+	SandboxID string
+	Timing    Timing
+}
+
+// Run executes req once on a fresh sandbox of the named template: it waits
+// for a run slot (at most QueueTimeout, then ErrBusy), acquires a sandbox,
+// runs req and releases the sandbox whatever happens. If ctx ends during
+// the run the sandbox is destroyed at once. A sandbox that was lost before
+// it took the request is replaced once.
+func (m *Manager) Run(ctx context.Context, template string, req runner.RunRequest, out runner.OutputFunc) (Outcome, error) {
+	begin := time.Now()
+	var o Outcome
+	if _, ok := m.pools[template]; !ok {
+		return o, fmt.Errorf("running on %q: %w", template, ErrUnknownTemplate)
+	}
+	if err := m.takeRunSlot(ctx); err != nil {
+		return o, err
+	}
+	defer func() { <-m.runSlots }()
+	o.Timing.Queue = time.Since(begin)
+
+	for attempt := 1; ; attempt++ {
+		lease, err := m.Acquire(ctx, template)
+		o.Timing.Acquire += lease.Wait
+		if err != nil {
+			o.Timing.Total = time.Since(begin)
+			return o, err
+		}
+		o.Kind, o.SandboxID = lease.Kind, lease.Sandbox.ID()
+
+		o.Result, err = m.runOnce(ctx, lease.Sandbox, req, out, &o.Timing.Exec)
+		o.Timing.Total = time.Since(begin)
+		if err != nil && attempt == 1 && errors.Is(err, runner.ErrSandboxLost) && ctx.Err() == nil {
+			m.log.Warn("sandbox lost before the run; retrying on another",
+				keyTemplate, template, keySandboxID, o.SandboxID)
+			continue
+		}
+		return o, err
+	}
+}
+
+// runOnce runs req on sb and always releases sb, also on panic and as soon
+// as ctx ends.
+func (m *Manager) runOnce(ctx context.Context, sb runner.Sandbox, req runner.RunRequest, out runner.OutputFunc, exec *time.Duration) (runner.RunResult, error) {
+	var once sync.Once
+	release := func() { once.Do(func() { m.Release(sb) }) }
+	defer release()
+	stop := context.AfterFunc(ctx, release)
+	defer stop()
+
+	start := time.Now()
+	res, err := sb.Run(ctx, req, out)
+	*exec += time.Since(start)
+	if err != nil {
+		return res, fmt.Errorf("running in sandbox %s: %w", sb.ID(), err)
+	}
+	return res, nil
+}
+
+// takeRunSlot waits for one of MaxRuns slots, at most QueueTimeout.
+func (m *Manager) takeRunSlot(ctx context.Context) error {
+	select {
+	case m.runSlots <- struct{}{}:
+		return nil
+	default:
+	}
+	t := time.NewTimer(m.cfg.QueueTimeout)
+	defer t.Stop()
+	select {
+	case m.runSlots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for a run slot: %w", ctx.Err())
+	case <-m.ctx.Done():
+		return fmt.Errorf("waiting for a run slot: %w", ErrClosed)
+	case <-t.C:
+		return fmt.Errorf("waiting %s for a run slot: %w", m.cfg.QueueTimeout, ErrBusy)
+	}
+}

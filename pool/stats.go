@@ -1,0 +1,64 @@
+package pool
+
+// Stats is a snapshot of one template's pool.
+type Stats struct {
+	Template string
+	// Target is the configured ready count.
+	Target   int
+	Ready    int
+	InUse    int
+	Starting int
+	// Hits and Misses count acquires served ready and cold.
+	Hits          uint64
+	Misses        uint64
+	StartFailures uint64
+	// Healthy is true once the template has produced a working sandbox.
+	Healthy bool
+}
+
+// Stats returns one snapshot per template, in configuration order.
+func (m *Manager) Stats() []Stats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Stats, 0, len(m.order))
+	for _, tp := range m.order {
+		out = append(out, Stats{
+			Template:      tp.tmpl.Name,
+			Target:        tp.tmpl.Size,
+			Ready:         len(tp.ready),
+			InUse:         tp.inUse,
+			Starting:      tp.starting,
+			Hits:          tp.hits,
+			Misses:        tp.misses,
+			StartFailures: tp.failures,
+			Healthy:       tp.healthy,
+		})
+	}
+	return out
+}
+
+// Ready reports whether the manager is open and every template with a
+// non-zero pool size has produced a working sandbox. Templates of size 0
+// only start on demand and do not hold readiness back.
+func (m *Manager) Ready() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return false
+	}
+	for _, tp := range m.order {
+		if tp.tmpl.Size > 0 && !tp.healthy {
+			return false
+		}
+	}
+	return true
+}
+
+// Templates returns the template names in configuration order.
+func (m *Manager) Templates() []string {
+	names := make([]string, len(m.order))
+	for i, tp := range m.order {
+		names[i] = tp.tmpl.Name
+	}
+	return names
+}
