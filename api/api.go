@@ -1,0 +1,135 @@
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paddock-dev/paddock/pool"
+)
+
+// Defaults for zero Config fields.
+const (
+	DefaultMaxBodyBytes   = 10 << 20
+	DefaultTimeout        = 10 * time.Second
+	DefaultMaxTimeout     = 60 * time.Second
+	DefaultMaxOutputBytes = 1 << 20
+)
+
+// Log attribute keys, also used as gin context keys for the request log.
+const (
+	keyTemplate  = "template"
+	keySandboxID = "sandbox_id"
+)
+
+// Limits on list sizes in a run request.
+const (
+	maxFiles   = 100
+	maxArgs    = 1000
+	maxEnv     = 1000
+	maxPathLen = 4096
+)
+
+// Config is the API's typed configuration. Zero fields take defaults.
+type Config struct {
+	// Pool runs the programs. Required.
+	Pool *pool.Manager
+	// Templates describe the pool's templates to clients. A run request's
+	// language picks the template of that name, else the first template
+	// of that language.
+	Templates []Template
+	// MaxBodyBytes caps a request body.
+	MaxBodyBytes int64
+	// DefaultTimeout is a run's wall-time limit when the request gives
+	// none and its template's Limits.TimeoutMS is zero.
+	DefaultTimeout time.Duration
+	// MaxTimeout is the largest timeout a request may ask for.
+	MaxTimeout time.Duration
+	// MaxOutputBytes caps each output stream by default and is the largest
+	// cap a request may ask for.
+	MaxOutputBytes int64
+	// Logger receives request logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// server holds the handlers' shared state.
+type server struct {
+	cfg       Config
+	log       *slog.Logger
+	pool      *pool.Manager
+	byLang    map[string]target // language → where its runs go
+	languages []string          // sorted, for messages
+}
+
+// target is the pool template that serves a language and its default
+// run timeout.
+type target struct {
+	template       string
+	defaultTimeout time.Duration
+}
+
+// New returns the HTTP handler for cfg. It panics if cfg.Pool is nil.
+func New(cfg Config) http.Handler {
+	if cfg.Pool == nil {
+		panic("api.New: Config.Pool is nil")
+	}
+	s := newServer(cfg)
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.Use(s.logRequests, s.recoverPanics)
+	r.NoRoute(s.noRoute)
+	r.NoMethod(s.noMethod)
+
+	r.GET("/healthz", s.healthz)
+	r.GET("/readyz", s.readyz)
+	v1 := r.Group("/v1")
+	v1.POST("/run", s.run)
+	v1.GET("/templates", s.templates)
+	return r
+}
+
+func newServer(cfg Config) *server {
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxTimeout <= 0 {
+		cfg.MaxTimeout = DefaultMaxTimeout
+	}
+	if cfg.DefaultTimeout <= 0 {
+		cfg.DefaultTimeout = DefaultTimeout
+	}
+	cfg.DefaultTimeout = min(cfg.DefaultTimeout, cfg.MaxTimeout)
+	if cfg.MaxOutputBytes <= 0 {
+		cfg.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &server{cfg: cfg, log: cfg.Logger, pool: cfg.Pool, byLang: map[string]target{}}
+	for _, t := range cfg.Templates {
+		if cur, ok := s.byLang[t.Language]; !ok || (t.Name == t.Language && cur.template != t.Language) {
+			timeout := cfg.DefaultTimeout
+			if t.Limits.TimeoutMS > 0 {
+				timeout = min(time.Duration(t.Limits.TimeoutMS)*time.Millisecond, cfg.MaxTimeout)
+			}
+			s.byLang[t.Language] = target{template: t.Name, defaultTimeout: timeout}
+		}
+	}
+	for lang := range s.byLang {
+		s.languages = append(s.languages, lang)
+	}
+	slices.Sort(s.languages)
+	pooled := cfg.Pool.Templates()
+	for _, t := range cfg.Templates {
+		if !slices.Contains(pooled, t.Name) {
+			s.log.Warn("template has no pool; its runs will fail", keyTemplate, t.Name)
+		}
+	}
+	return s
+}

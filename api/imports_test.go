@@ -1,0 +1,143 @@
+package api_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/paddock-dev/paddock"
+
+// importRule forbids packages under dir (a module-relative path) from
+// importing anything under the listed prefixes.
+type importRule struct {
+	dir       string
+	forbidden []string
+}
+
+// TestImportsPointDown enforces the layering of DESIGN.md and STYLE.md
+// on every Go file of the module: cmd → api → kernels → pool → runner,
+// templates, tests included; only api imports gin; runner/runsc and rootfs
+// are wired only by cmd and benchmarks (tests may combine them).
+func TestImportsPointDown(t *testing.T) {
+	rules := []importRule{
+		{dir: "runner", forbidden: []string{module + "/pool", module + "/kernels", module + "/api", module + "/cmd"}},
+		{dir: "templates", forbidden: []string{module + "/pool", module + "/kernels", module + "/api", module + "/cmd"}},
+		{dir: "pool", forbidden: []string{module + "/kernels", module + "/api", module + "/cmd", module + "/runner/runsc", module + "/rootfs"}},
+		{dir: "kernels", forbidden: []string{module + "/api", module + "/cmd", module + "/runner/runsc", module + "/rootfs"}},
+		{dir: "api", forbidden: []string{module + "/cmd", module + "/runner/runsc", module + "/rootfs"}},
+		{dir: "rootfs", forbidden: []string{module + "/api", module + "/cmd", module + "/kernels", module + "/pool"}},
+	}
+	everywhereBut := []struct {
+		imported string
+		allowed  []string // dirs whose files may import it
+		testsToo bool     // the rule also binds _test.go files
+	}{
+		{imported: "github.com/gin-gonic/", allowed: []string{"api"}, testsToo: true},
+		{imported: module + "/api", allowed: []string{"api", "cmd"}, testsToo: true},
+		{imported: module + "/cmd", allowed: []string{"cmd"}, testsToo: true},
+		// Concrete pieces are wired by cmd; their own tests may combine them.
+		{imported: module + "/runner/runsc", allowed: []string{"runner/runsc", "cmd", "benchmarks"}},
+		{imported: module + "/rootfs", allowed: []string{"rootfs", "cmd", "benchmarks"}},
+	}
+
+	files := 0
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != ".." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		rel, err := filepath.Rel("..", filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		files++
+		for _, spec := range f.Imports {
+			imp, err := strconv.Unquote(spec.Path.Value)
+			if err != nil {
+				return err
+			}
+			for _, r := range rules {
+				if !under(rel, r.dir) {
+					continue
+				}
+				for _, bad := range r.forbidden {
+					if under(imp, bad) {
+						t.Errorf("%s imports %s: %s must not import %s", path, imp, r.dir, bad)
+					}
+				}
+			}
+			for _, e := range everywhereBut {
+				if !strings.HasPrefix(imp, e.imported) && !under(imp, e.imported) {
+					continue
+				}
+				if strings.HasSuffix(name, "_test.go") && !e.testsToo {
+					continue
+				}
+				if !anyUnder(rel, e.allowed) {
+					t.Errorf("%s imports %s: only %v may", path, imp, e.allowed)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("walking the module: %v", err)
+	}
+	if files < 10 {
+		t.Fatalf("checked %d Go files; the walk is looking in the wrong place", files)
+	}
+}
+
+// under reports whether path is dir or inside it.
+func under(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+"/")
+}
+
+func anyUnder(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if under(path, d) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestUnderRules(t *testing.T) {
+	tests := []struct {
+		name      string
+		path, dir string
+		want      bool
+	}{
+		{name: "same", path: "pool", dir: "pool", want: true},
+		{name: "child", path: "runner/runsc", dir: "runner", want: true},
+		{name: "sibling prefix", path: "poolside", dir: "pool", want: false},
+		{name: "parent", path: "runner", dir: "runner/runsc", want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := under(tc.path, tc.dir); got != tc.want {
+				t.Errorf("under(%q, %q) = %v, want %v", tc.path, tc.dir, got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,75 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/paddock-dev/paddock/api"
+	"github.com/paddock-dev/paddock/pool"
+	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/runnertest"
+)
+
+func TestRoutes(t *testing.T) {
+	f := newFixture(t, &runnertest.Runtime{}, pool.Config{}, api.Config{}, true)
+	tests := []struct {
+		name       string
+		method     string
+		target     string
+		wantStatus int
+		wantBody   string
+		wantAllow  string
+	}{
+		{name: "healthz", method: http.MethodGet, target: "/healthz", wantStatus: http.StatusOK, wantBody: `{"status":"ok"}` + "\n"},
+		{name: "unknown route", method: http.MethodGet, target: "/v2/run", wantStatus: http.StatusNotFound, wantBody: `{"code":"not_found","message":"no such route"}` + "\n"},
+		{name: "trailing slash", method: http.MethodPost, target: "/v1/run/", wantStatus: http.StatusNotFound, wantBody: `{"code":"not_found","message":"no such route"}` + "\n"},
+		{name: "wrong method", method: http.MethodGet, target: "/v1/run", wantStatus: http.StatusMethodNotAllowed, wantBody: `{"code":"method_not_allowed","message":"method GET is not allowed here"}` + "\n", wantAllow: "POST"},
+		{name: "wrong method on templates", method: http.MethodDelete, target: "/v1/templates", wantStatus: http.StatusMethodNotAllowed, wantBody: `{"code":"method_not_allowed","message":"method DELETE is not allowed here"}` + "\n", wantAllow: "GET"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := f.do(t, tc.method, tc.target, "")
+			checkResponse(t, rec, tc.wantStatus, tc.wantBody)
+			if got := rec.Header().Get("Allow"); got != tc.wantAllow {
+				t.Errorf("Allow = %q, want %q", got, tc.wantAllow)
+			}
+		})
+	}
+}
+
+func TestReadyz(t *testing.T) {
+	gate := make(chan struct{})
+	rt := &runnertest.Runtime{}
+	rt.StartFunc = func(ctx context.Context, spec runner.Spec) (runner.Sandbox, error) {
+		select {
+		case <-gate:
+			return rt.NewSandbox(spec), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	f := newFixture(t, rt, pool.Config{}, api.Config{}, false)
+
+	rec := f.do(t, http.MethodGet, "/readyz", "")
+	checkResponse(t, rec, http.StatusServiceUnavailable, `{"status":"starting","templates":[`+
+		`{"name":"python","target":1,"ready":0,"healthy":false},`+
+		`{"name":"node","target":0,"ready":0,"healthy":false}]}`+"\n")
+
+	close(gate)
+	waitFor(t, "pool ready", f.pool.Ready)
+	rec = f.do(t, http.MethodGet, "/readyz", "")
+	checkResponse(t, rec, http.StatusOK, `{"status":"ready"}`+"\n")
+}
+
+func TestTemplates(t *testing.T) {
+	f := newFixture(t, &runnertest.Runtime{}, pool.Config{}, api.Config{}, true)
+	rec := f.do(t, http.MethodGet, "/v1/templates", "")
+	checkResponse(t, rec, http.StatusOK, `{"templates":[`+
+		`{"name":"python","language":"python","description":"Python 3 with numpy","versions":{"python":"3.11.2"},`+
+		`"limits":{"memory_mb":512,"processes":64,"cpus":1,"disk_mb":64,"timeout_ms":30000},`+
+		`"pool":{"target":1,"ready":1,"in_use":0,"healthy":true}},`+
+		`{"name":"node","language":"node","description":"Node.js","versions":{},`+
+		`"limits":{"memory_mb":0,"processes":0,"cpus":0,"disk_mb":0,"timeout_ms":0},`+
+		`"pool":{"target":0,"ready":0,"in_use":0,"healthy":false}}]}`+"\n")
+}

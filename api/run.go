@@ -1,0 +1,109 @@
+package api
+
+import (
+	"encoding/base64"
+	"math"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paddock-dev/paddock/pool"
+	"github.com/paddock-dev/paddock/runner"
+)
+
+// runResponse is the body of a completed POST /v1/run. The *_base64 fields
+// carry a stream's exact bytes when it is not valid UTF-8.
+type runResponse struct {
+	Stdout          string         `json:"stdout"`
+	StdoutBase64    string         `json:"stdout_base64,omitempty"`
+	Stderr          string         `json:"stderr"`
+	StderrBase64    string         `json:"stderr_base64,omitempty"`
+	ExitCode        int            `json:"exit_code"`
+	Reason          runner.Reason  `json:"reason"`
+	StdoutTruncated bool           `json:"stdout_truncated"`
+	StderrTruncated bool           `json:"stderr_truncated"`
+	Warm            bool           `json:"warm"`
+	Start           pool.StartKind `json:"start"`
+	SandboxID       string         `json:"sandbox_id"`
+	Timing          timingResponse `json:"timing"`
+}
+
+type timingResponse struct {
+	QueueMS   float64 `json:"queue_ms"`
+	AcquireMS float64 `json:"acquire_ms"`
+	ExecMS    float64 `json:"exec_ms"`
+	TotalMS   float64 `json:"total_ms"`
+}
+
+// run serves POST /v1/run: one program on a fresh sandbox.
+func (s *server) run(c *gin.Context) {
+	body, err := s.readBody(c)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	req, err := decodeRunRequest(body)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	template, runReq, err := s.toRunRequest(req)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	c.Set(keyTemplate, template)
+	o, err := s.pool.Run(c.Request.Context(), template, runReq, nil)
+	if o.SandboxID != "" {
+		c.Set(keySandboxID, o.SandboxID)
+	}
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, newRunResponse(o))
+}
+
+func newRunResponse(o pool.Outcome) runResponse {
+	r := o.Result
+	resp := runResponse{
+		ExitCode:        r.ExitCode,
+		Reason:          r.Reason,
+		StdoutTruncated: r.StdoutTruncated,
+		StderrTruncated: r.StderrTruncated,
+		Warm:            o.Kind == pool.StartPool,
+		Start:           o.Kind,
+		SandboxID:       o.SandboxID,
+		Timing: timingResponse{
+			QueueMS:   millis(o.Timing.Queue),
+			AcquireMS: millis(o.Timing.Acquire),
+			ExecMS:    millis(o.Timing.Exec),
+			TotalMS:   millis(o.Timing.Total),
+		},
+	}
+	resp.Stdout, resp.StdoutBase64 = textAndBytes(r.Stdout)
+	resp.Stderr, resp.StderrBase64 = textAndBytes(r.Stderr)
+	return resp
+}
+
+// textAndBytes returns b as text, each invalid byte replaced by U+FFFD,
+// and, only when b is not valid UTF-8, its exact bytes in base64.
+func textAndBytes(b []byte) (string, string) {
+	if utf8.Valid(b) {
+		return string(b), ""
+	}
+	text := make([]rune, 0, len(b))
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		text = append(text, r) // RuneError for an invalid byte
+		i += size
+	}
+	return string(text), base64.StdEncoding.EncodeToString(b)
+}
+
+// millis is d in milliseconds, to the microsecond.
+func millis(d time.Duration) float64 {
+	return math.Round(float64(d)/float64(time.Microsecond)) / 1000
+}

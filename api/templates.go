@@ -1,0 +1,63 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paddock-dev/paddock/pool"
+)
+
+// Template describes one sandbox template to clients.
+type Template struct {
+	Name        string            `json:"name"`
+	Language    string            `json:"language"`
+	Description string            `json:"description"`
+	Versions    map[string]string `json:"versions"`
+	Limits      Limits            `json:"limits"`
+}
+
+// Limits are a template's resource limits as clients see them.
+type Limits struct {
+	MemoryMB  int     `json:"memory_mb"`
+	Processes int     `json:"processes"`
+	CPUs      float64 `json:"cpus"`
+	DiskMB    int     `json:"disk_mb"`
+	TimeoutMS int     `json:"timeout_ms"`
+}
+
+type templatesBody struct {
+	Templates []templateInfo `json:"templates"`
+}
+
+type templateInfo struct {
+	Template
+	Pool poolInfo `json:"pool"`
+}
+
+type poolInfo struct {
+	Target  int  `json:"target"`
+	Ready   int  `json:"ready"`
+	InUse   int  `json:"in_use"`
+	Healthy bool `json:"healthy"`
+}
+
+// templates lists the configured templates with their pool state.
+func (s *server) templates(c *gin.Context) {
+	stats := make(map[string]pool.Stats)
+	for _, st := range s.pool.Stats() {
+		stats[st.Template] = st
+	}
+	body := templatesBody{Templates: make([]templateInfo, 0, len(s.cfg.Templates))}
+	for _, t := range s.cfg.Templates {
+		if t.Versions == nil {
+			t.Versions = map[string]string{}
+		}
+		st := stats[t.Name]
+		body.Templates = append(body.Templates, templateInfo{
+			Template: t,
+			Pool:     poolInfo{Target: st.Target, Ready: st.Ready, InUse: st.InUse, Healthy: st.Healthy},
+		})
+	}
+	writeJSON(c, http.StatusOK, body)
+}
