@@ -1,0 +1,94 @@
+package templates
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+)
+
+//go:embed *.json
+var builtin embed.FS
+
+// All returns the built-in templates, validated and sorted by name.
+func All() ([]Template, error) {
+	return Load(builtin)
+}
+
+// Get returns the built-in template called name, or ErrUnknown.
+func Get(name string) (Template, error) {
+	all, err := All()
+	if err != nil {
+		return Template{}, err
+	}
+	for _, t := range all {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	return Template{}, fmt.Errorf("%w: %q", ErrUnknown, name)
+}
+
+// Load reads every *.json file at the top of fsys as a template, validates
+// each one and returns them sorted by name. A file's name must be its
+// template's name plus ".json"; unknown fields are errors.
+func Load(fsys fs.FS) ([]Template, error) {
+	files, err := fs.Glob(fsys, "*.json")
+	if err != nil {
+		return nil, fmt.Errorf("listing templates: %w", err)
+	}
+	var (
+		all  []Template
+		errs []error
+	)
+	for _, file := range files {
+		t, err := parseFile(fsys, file)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		all = append(all, t)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(all, func(a, b Template) int { return strings.Compare(a.Name, b.Name) })
+	return all, nil
+}
+
+func parseFile(fsys fs.FS, file string) (Template, error) {
+	data, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return Template{}, fmt.Errorf("reading template %s: %w", file, err)
+	}
+	t, err := Parse(data)
+	if err != nil {
+		return Template{}, fmt.Errorf("template file %s: %w", file, err)
+	}
+	if want := strings.TrimSuffix(path.Base(file), ".json"); t.Name != want {
+		return Template{}, fmt.Errorf("%w: template file %s holds template %q", ErrInvalid, file, t.Name)
+	}
+	return t, nil
+}
+
+// Parse decodes one template from JSON and validates it.
+func Parse(data []byte) (Template, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var t Template
+	if err := dec.Decode(&t); err != nil {
+		return Template{}, fmt.Errorf("%w: decoding: %w", ErrInvalid, err)
+	}
+	if dec.More() {
+		return Template{}, fmt.Errorf("%w: trailing data after the template", ErrInvalid)
+	}
+	if err := t.Validate(); err != nil {
+		return Template{}, err
+	}
+	return t, nil
+}

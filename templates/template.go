@@ -1,0 +1,59 @@
+package templates
+
+import "time"
+
+// Template is one sandbox flavour: a root filesystem, a language driver,
+// warm-up code, limits and a pool size.
+type Template struct {
+	// Name identifies the template ("python", "node"). It is also the name
+	// of its JSON file.
+	Name string `json:"name"`
+	// Language selects the in-sandbox driver: "python" or "node".
+	Language string `json:"language"`
+	// Description is one sentence for people choosing a template.
+	Description string `json:"description"`
+	// Suite is the Debian suite the root filesystem is built from.
+	Suite string `json:"suite"`
+	// Packages are the Debian packages installed on top of minbase.
+	Packages []string `json:"packages"`
+	// StubPackages are packages that some of Packages depend on but that
+	// nothing needs at run time. An empty stand-in is installed in their
+	// place. For example python3-scipy depends on python3-pythran, a
+	// compiler that would bring g++ and Boost: about 550 MB.
+	StubPackages []string `json:"stub_packages"`
+	// VersionCommands map a component name to the argv that prints its
+	// version inside the built root filesystem.
+	VersionCommands map[string][]string `json:"version_commands"`
+	// Warmup is code the pre-started interpreter runs before it waits for
+	// a request. Empty means none.
+	Warmup string `json:"warmup"`
+	// Limits bound each sandbox of this template.
+	Limits Limits `json:"limits"`
+	// PoolSize is how many warm sandboxes the pool keeps ready.
+	PoolSize int `json:"pool_size"`
+}
+
+// Limits bound one sandbox of a template.
+type Limits struct {
+	// MemoryMB caps the sandbox's memory, in MiB.
+	MemoryMB int `json:"memory_mb"`
+	// Processes caps the user's processes and threads.
+	Processes int `json:"processes"`
+	// CPUs caps CPU time as a number of cores.
+	CPUs float64 `json:"cpus"`
+	// DiskMB caps the writable layer above the root filesystem, in MiB.
+	DiskMB int `json:"disk_mb"`
+	// OpenFiles caps open file descriptors per process.
+	OpenFiles int `json:"open_files"`
+	// TimeoutMS is the default wall-clock limit of one run.
+	TimeoutMS int `json:"timeout_ms"`
+}
+
+// MemoryBytes is MemoryMB in bytes.
+func (l Limits) MemoryBytes() int64 { return int64(l.MemoryMB) << 20 }
+
+// DiskBytes is DiskMB in bytes.
+func (l Limits) DiskBytes() int64 { return int64(l.DiskMB) << 20 }
+
+// Timeout is TimeoutMS as a duration.
+func (l Limits) Timeout() time.Duration { return time.Duration(l.TimeoutMS) * time.Millisecond }
