@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/paddock-dev/paddock/runner/agent"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "paddock-agent:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	cfg, debug, err := parseFlags(args, os.Stderr)
+	if err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if debug {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	a, err := agent.New(cfg, log)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return a.Serve(ctx, os.Stdin, os.Stdout)
+}
+
+// parseFlags turns the command line into the agent's config.
+func parseFlags(args []string, errOut io.Writer) (agent.Config, bool, error) {
+	fs := flag.NewFlagSet("paddock-agent", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	var (
+		cfg    agent.Config
+		warmup string
+		debug  bool
+	)
+	fs.StringVar(&cfg.Language, "language", agent.LanguagePython, "interpreter to drive: python or node")
+	fs.StringVar(&cfg.Interpreter, "interpreter", "", "interpreter path or name on "+agent.SearchPath+" (default python3 or node)")
+	fs.IntVar(&cfg.UID, "uid", 1000, "user that runs the code (0 with --gid 0: the agent's own)")
+	fs.IntVar(&cfg.GID, "gid", 1000, "group that runs the code")
+	fs.StringVar(&cfg.Workdir, "workdir", "/workspace", "working directory and HOME of the code")
+	fs.StringVar(&warmup, "warmup-b64", "", "base64 code the interpreter runs before it waits for the request")
+	fs.BoolVar(&debug, "debug", false, "log at debug level")
+	if err := fs.Parse(args); err != nil {
+		return agent.Config{}, false, err
+	}
+	if fs.NArg() > 0 {
+		return agent.Config{}, false, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if warmup != "" {
+		b, err := base64.StdEncoding.DecodeString(warmup)
+		if err != nil {
+			return agent.Config{}, false, fmt.Errorf("decoding --warmup-b64: %w", err)
+		}
+		cfg.Warmup = string(b)
+	}
+	if err := cfg.Validate(); err != nil {
+		return agent.Config{}, false, err
+	}
+	return cfg, debug, nil
+}

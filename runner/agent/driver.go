@@ -1,0 +1,50 @@
+package agent
+
+import (
+	_ "embed"
+	"fmt"
+)
+
+// readyMarker is written by a driver on its stdout and its stderr once the
+// warm-up is over and it waits for the request. Everything before it is
+// warm-up output and is not part of the run. It appears verbatim in
+// driver.py and driver.js.
+const readyMarker = "\x00paddock:ready\x00"
+
+var (
+	//go:embed driver.py
+	pythonDriver string
+	//go:embed driver.js
+	nodeDriver string
+)
+
+// driverArgv is the interpreter's command line: the driver as inline code,
+// the warm-up code as its only argument.
+func driverArgv(language, interpreter, warmup string) ([]string, error) {
+	switch language {
+	case LanguagePython:
+		return []string{interpreter, "-c", pythonDriver, warmup}, nil
+	case LanguageNode:
+		return []string{interpreter, "-e", nodeDriver, "--", warmup}, nil
+	}
+	return nil, fmt.Errorf("no driver for language %q", language)
+}
+
+// driverRequest is what the driver reads from fd 3.
+type driverRequest struct {
+	Code string            `json:"code"`
+	Args []string          `json:"args"`
+	Env  map[string]string `json:"env"`
+}
+
+// interpreterEnv is the whole environment of user processes: no variable
+// of the agent's or the host's leaks in.
+func interpreterEnv(workdir string) []string {
+	return []string{
+		"PATH=" + SearchPath,
+		"HOME=" + workdir,
+		"LANG=C.UTF-8",
+		"PYTHONDONTWRITEBYTECODE=1",
+		"MPLBACKEND=Agg",
+	}
+}

@@ -1,0 +1,109 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+// checkPath accepts a clean, relative, slash-separated path that names a
+// file beneath the working directory.
+func checkPath(p string) error {
+	switch {
+	case p == "":
+		return fmt.Errorf("empty path: %w", ErrBadPath)
+	case strings.ContainsRune(p, 0):
+		return fmt.Errorf("path %q contains NUL: %w", p, ErrBadPath)
+	case strings.HasPrefix(p, "/"):
+		return fmt.Errorf("path %q is absolute: %w", p, ErrBadPath)
+	}
+	for _, elem := range strings.Split(p, "/") {
+		if elem == ".." {
+			return fmt.Errorf("path %q leaves the working directory: %w", p, ErrBadPath)
+		}
+	}
+	if path.Clean(p) != p || p == "." {
+		return fmt.Errorf("path %q is not clean: %w", p, ErrBadPath)
+	}
+	return nil
+}
+
+// fileWriter writes request files beneath root, owned by the user.
+type fileWriter struct {
+	root  *os.Root
+	chown bool
+	uid   int
+	gid   int
+}
+
+// write checks every path, then writes the files in order. Missing parent
+// directories are created; an existing file is replaced. root refuses any
+// path that resolves outside the working directory, symlinks included.
+func (w fileWriter) write(files []wire.File) error {
+	for _, f := range files {
+		if err := checkPath(f.Path); err != nil {
+			return err
+		}
+	}
+	for _, f := range files {
+		if err := w.writeOne(f); err != nil {
+			return fmt.Errorf("writing %q: %w", f.Path, err)
+		}
+	}
+	return nil
+}
+
+func (w fileWriter) writeOne(f wire.File) error {
+	elems := strings.Split(f.Path, "/")
+	for i := 1; i < len(elems); i++ {
+		if err := w.mkdir(path.Join(elems[:i]...)); err != nil {
+			return err
+		}
+	}
+	out, err := w.root.OpenFile(f.Path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(f.Content)
+	if err == nil {
+		err = out.Chmod(0o644)
+	}
+	if err == nil && w.chown {
+		err = out.Chown(w.uid, w.gid)
+	}
+	return errors.Join(err, out.Close())
+}
+
+func (w fileWriter) mkdir(dir string) error {
+	err := w.root.Mkdir(dir, 0o755)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err == nil && w.chown {
+		err = w.root.Lchown(dir, w.uid, w.gid)
+	}
+	return err
+}
+
+// openWorkdir creates the working directory, gives it to the user and
+// opens it as the root every request file is written beneath.
+func openWorkdir(cfg Config) (*os.Root, error) {
+	if err := os.MkdirAll(cfg.Workdir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating workdir: %w", err)
+	}
+	if cfg.switchesUser() {
+		if err := os.Chown(cfg.Workdir, cfg.UID, cfg.GID); err != nil {
+			return nil, fmt.Errorf("chowning workdir: %w", err)
+		}
+	}
+	root, err := os.OpenRoot(cfg.Workdir)
+	if err != nil {
+		return nil, fmt.Errorf("opening workdir: %w", err)
+	}
+	return root, nil
+}

@@ -1,0 +1,292 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+// agentConfigEnv, when set, makes the test binary run as the agent with
+// the JSON Config it holds: every integration test drives a real agent
+// process, built with the same flags (-race included) as the tests.
+const agentConfigEnv = "PADDOCK_AGENT_TEST_CONFIG"
+
+func TestMain(m *testing.M) {
+	if raw := os.Getenv(agentConfigEnv); raw != "" {
+		os.Exit(agentMain(raw))
+	}
+	os.Exit(m.Run())
+}
+
+func agentMain(raw string) int {
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var cfg Config
+	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
+		log.Error("decoding config", "err", err)
+		return 2
+	}
+	a, err := New(cfg, log)
+	if err != nil {
+		log.Error("new agent", "err", err)
+		return 2
+	}
+	if err := a.Serve(context.Background(), os.Stdin, os.Stdout); err != nil {
+		log.Error("serve", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// frameTimeout bounds every wait for a frame, so a broken agent fails the
+// test instead of hanging it.
+const frameTimeout = 30 * time.Second
+
+var (
+	interpretersOnce sync.Once
+	interpreters     map[string]string
+)
+
+// interpreterFor returns the host's real interpreter binary for language
+// (not a pyenv shim, which needs the caller's environment), or skips.
+func interpreterFor(t *testing.T, language string) string {
+	t.Helper()
+	interpretersOnce.Do(func() {
+		interpreters = map[string]string{}
+		if out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output(); err == nil {
+			interpreters[LanguagePython] = strings.TrimSpace(string(out))
+		}
+		if out, err := exec.Command("node", "-p", "process.execPath").Output(); err == nil {
+			interpreters[LanguageNode] = strings.TrimSpace(string(out))
+		}
+	})
+	p, ok := interpreters[language]
+	if !ok {
+		t.Skipf("no %s interpreter on this host", language)
+	}
+	return p
+}
+
+// testConfig is a config for an agent that runs code as the test's user
+// in a fresh working directory.
+func testConfig(t *testing.T, language string) Config {
+	return Config{Language: language, Interpreter: interpreterFor(t, language), Workdir: t.TempDir()}
+}
+
+// lockedBuffer collects the agent's log.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// client is the host side of one agent process.
+type client struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	w      *wire.Writer
+	frames chan frameOrErr
+	log    *lockedBuffer
+	waited chan error
+	// failing is set by a test that expects the agent to exit non-zero.
+	failing bool
+}
+
+// startAgent starts an agent process for cfg. Cleanup closes its stdin and
+// checks that it exits 0 without a data race.
+func startAgent(t *testing.T, cfg Config) *client {
+	t.Helper()
+	return startAgentWith(t, cfg, nil)
+}
+
+// startAgentWith is startAgent with process attributes for the agent (a
+// new PID namespace makes it PID 1).
+func startAgentWith(t *testing.T, cfg Config, attr *syscall.SysProcAttr) *client {
+	t.Helper()
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.SysProcAttr = attr
+	cmd.Env = append(os.Environ(),
+		agentConfigEnv+"="+string(raw),
+		// The race detector otherwise sleeps a second before every exit.
+		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"),
+	)
+	c := &client{t: t, cmd: cmd, log: &lockedBuffer{}, frames: make(chan frameOrErr, 64), waited: make(chan error, 1)}
+	cmd.Stderr = c.log
+	if c.stdin, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c.w = wire.NewWriter(c.stdin)
+	go func() {
+		r := wire.NewReader(stdout)
+		for {
+			f, err := r.Read()
+			c.frames <- frameOrErr{f: f, err: err}
+			if err != nil {
+				close(c.frames)
+				break
+			}
+		}
+		c.waited <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		c.stdin.Close()
+		go func() {
+			for range c.frames {
+			}
+		}()
+		select {
+		case err := <-c.waited:
+			if (err != nil) != c.failing {
+				t.Errorf("agent exited with %v, want failure %v; log:\n%s", err, c.failing, c.log)
+			}
+		case <-time.After(frameTimeout):
+			cmd.Process.Kill()
+			t.Errorf("agent did not exit after stdin closed; log:\n%s", c.log)
+		}
+		if strings.Contains(c.log.String(), "DATA RACE") {
+			t.Errorf("data race in the agent:\n%s", c.log)
+		}
+	})
+	return c
+}
+
+// next returns the next frame.
+func (c *client) next() (wire.Frame, error) {
+	select {
+	case fe, ok := <-c.frames:
+		if !ok {
+			return wire.Frame{}, io.EOF
+		}
+		return fe.f, fe.err
+	case <-time.After(frameTimeout):
+		return wire.Frame{}, errors.New("no frame in time")
+	}
+}
+
+// hello reads the agent's first frame, which must be Hello.
+func (c *client) hello() wire.Hello {
+	c.t.Helper()
+	f, err := c.next()
+	if err != nil {
+		c.t.Fatalf("reading hello: %v; log:\n%s", err, c.log)
+	}
+	if f.Type != wire.TypeHello {
+		c.t.Fatalf("first frame %c %s, want hello; log:\n%s", f.Type, f.Payload, c.log)
+	}
+	var h wire.Hello
+	if err := json.Unmarshal(f.Payload, &h); err != nil {
+		c.t.Fatal(err)
+	}
+	return h
+}
+
+// result is everything the agent sent for one Run frame.
+type result struct {
+	stdout, stderr []byte
+	exit           *wire.Exit
+	fail           *wire.Fail
+	elapsed        time.Duration // from sending Run to Exit or Fail
+}
+
+// run sends req and collects frames up to Exit or Fail.
+func (c *client) run(req wire.Run) result {
+	c.t.Helper()
+	raw, err := json.Marshal(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	start := time.Now()
+	if err := c.w.Write(wire.TypeRun, raw); err != nil {
+		c.t.Fatalf("sending run: %v", err)
+	}
+	var res result
+	for {
+		f, err := c.next()
+		if err != nil {
+			c.t.Fatalf("reading result: %v; log:\n%s", err, c.log)
+		}
+		switch f.Type {
+		case wire.TypeStdout:
+			res.stdout = append(res.stdout, f.Payload...)
+		case wire.TypeStderr:
+			res.stderr = append(res.stderr, f.Payload...)
+		case wire.TypeExit:
+			res.elapsed = time.Since(start)
+			res.exit = new(wire.Exit)
+			if err := json.Unmarshal(f.Payload, res.exit); err != nil {
+				c.t.Fatal(err)
+			}
+			return res
+		case wire.TypeFail:
+			res.elapsed = time.Since(start)
+			res.fail = new(wire.Fail)
+			if err := json.Unmarshal(f.Payload, res.fail); err != nil {
+				c.t.Fatal(err)
+			}
+			return res
+		default:
+			c.t.Fatalf("unexpected frame %c during a run", f.Type)
+		}
+	}
+}
+
+// mustExit fails unless res ended with an Exit frame.
+func (res result) mustExit(t *testing.T) wire.Exit {
+	t.Helper()
+	if res.exit == nil {
+		t.Fatalf("got fail %+v, want exit; stderr %q", res.fail, res.stderr)
+	}
+	return *res.exit
+}
+
+// waitGone waits until pid no longer exists (reaped), or fails.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+		if errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		if time.Now().After(deadline) {
+			stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			t.Fatalf("process %d still exists: %s", pid, stat)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

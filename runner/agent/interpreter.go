@@ -1,0 +1,105 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// interpreter is the pre-started interpreter and the agent's ends of its
+// pipes. The child's ends are closed in the agent once it has started.
+type interpreter struct {
+	pid    int
+	kill   killer
+	stdin  *os.File // write end of the child's fd 0
+	stdout *os.File // read end of the child's fd 1
+	stderr *os.File // read end of the child's fd 2
+	ctl    *os.File // write end of the child's fd 3, the request
+
+	exited chan struct{}      // closed once the process has ended
+	status syscall.WaitStatus // valid after exited is closed
+}
+
+// startInterpreter starts the driver as the configured user, in its own
+// process group, with a minimal environment. The reaper watches it.
+func startInterpreter(r *reaper, cfg Config, path string) (*interpreter, error) {
+	argv, err := driverArgv(cfg.Language, path, cfg.Warmup)
+	if err != nil {
+		return nil, err
+	}
+	var ours, theirs [4]*os.File
+	closeAll := func(fs []*os.File) {
+		for _, f := range fs {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	for i := range ours {
+		rd, wr, err := os.Pipe()
+		if err != nil {
+			closeAll(ours[:])
+			closeAll(theirs[:])
+			return nil, fmt.Errorf("creating pipe: %w", err)
+		}
+		if i == 1 || i == 2 { // the child writes stdout and stderr
+			ours[i], theirs[i] = rd, wr
+		} else {
+			ours[i], theirs[i] = wr, rd
+		}
+	}
+	defer closeAll(theirs[:])
+
+	spa := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if cfg.switchesUser() {
+		spa.Credential = &syscall.Credential{Uid: uint32(cfg.UID), Gid: uint32(cfg.GID), Groups: []uint32{}}
+	}
+	attr := &syscall.ProcAttr{
+		Dir: cfg.Workdir,
+		Env: interpreterEnv(cfg.Workdir),
+		// Fd puts the child's ends in blocking mode, as a child expects.
+		Files: []uintptr{theirs[0].Fd(), theirs[1].Fd(), theirs[2].Fd(), theirs[3].Fd()},
+		Sys:   spa,
+	}
+	pid, status, err := r.spawn(func() (int, error) { return syscall.ForkExec(path, argv, attr) })
+	if err != nil {
+		closeAll(ours[:])
+		return nil, fmt.Errorf("starting %s: %w", path, err)
+	}
+	in := &interpreter{
+		pid:    pid,
+		kill:   newKiller(pid),
+		stdin:  ours[0],
+		stdout: ours[1],
+		stderr: ours[2],
+		ctl:    ours[3],
+		exited: make(chan struct{}),
+	}
+	go func() {
+		in.status = <-status
+		close(in.exited)
+	}()
+	return in, nil
+}
+
+// hasExited reports whether the interpreter has ended.
+func (in *interpreter) hasExited() bool {
+	select {
+	case <-in.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// close kills every user process and closes the agent's pipe ends.
+func (in *interpreter) close() error {
+	err := in.kill.killAll()
+	for _, f := range []*os.File{in.stdin, in.stdout, in.stderr, in.ctl} {
+		if cerr := f.Close(); cerr != nil && !errors.Is(cerr, os.ErrClosed) {
+			err = errors.Join(err, cerr)
+		}
+	}
+	return err
+}

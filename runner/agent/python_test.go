@@ -1,0 +1,326 @@
+package agent
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+func TestPythonHello(t *testing.T) {
+	t.Parallel()
+	c := startAgent(t, testConfig(t, LanguagePython))
+	h := c.hello()
+	if h.Version != 1 || h.Language != "python" {
+		t.Errorf("hello = %+v, want version 1, language python", h)
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", h.Interpreter)); err != nil {
+		t.Errorf("interpreter pid %d: %v", h.Interpreter, err)
+	}
+}
+
+func TestPythonRun(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		req        wire.Run
+		wantStdout string
+		wantStderr string
+		wantCode   int
+		wantReason string
+	}{
+		{
+			name:       "print",
+			req:        wire.Run{Code: "print(6*7)"},
+			wantStdout: "42\n",
+			wantReason: "ok",
+		},
+		{
+			name:       "stderr and exit code",
+			req:        wire.Run{Code: "import sys\nsys.stderr.write('bad\\n')\nsys.exit(3)"},
+			wantStderr: "bad\n",
+			wantCode:   3,
+			wantReason: "error",
+		},
+		{
+			name: "uncaught exception",
+			req:  wire.Run{Code: "def f():\n    1/0\nf()"},
+			wantStderr: "Traceback (most recent call last):\n" +
+				"  File \"<string>\", line 3, in <module>\n" +
+				"  File \"<string>\", line 2, in f\n" +
+				"ZeroDivisionError: division by zero\n",
+			wantCode:   1,
+			wantReason: "error",
+		},
+		{
+			name: "syntax error",
+			req:  wire.Run{Code: "print("},
+			wantStderr: "  File \"<string>\", line 1\n" +
+				"    print(\n" +
+				"         ^\n" +
+				"SyntaxError: '(' was never closed\n",
+			wantCode:   1,
+			wantReason: "error",
+		},
+		{
+			name:       "system exit with a message",
+			req:        wire.Run{Code: "raise SystemExit('bye')"},
+			wantStderr: "bye\n",
+			wantCode:   1,
+			wantReason: "error",
+		},
+		{
+			name:       "system exit none",
+			req:        wire.Run{Code: "import sys; print('x'); sys.exit()"},
+			wantStdout: "x\n",
+			wantReason: "ok",
+		},
+		{
+			name:       "stdin",
+			req:        wire.Run{Code: "print(input())", Stdin: []byte("hello\n")},
+			wantStdout: "hello\n",
+			wantReason: "ok",
+		},
+		{
+			name: "no stdin",
+			req:  wire.Run{Code: "input()"},
+			wantStderr: "Traceback (most recent call last):\n" +
+				"  File \"<string>\", line 1, in <module>\n" +
+				"EOFError: EOF when reading a line\n",
+			wantCode:   1,
+			wantReason: "error",
+		},
+		{
+			name: "files",
+			req: wire.Run{
+				Code: "import helper\nprint(open('data/in.txt').read(), helper.X)",
+				Files: []wire.File{
+					{Path: "data/in.txt", Content: []byte("abc")},
+					{Path: "helper.py", Content: []byte("X = 5\n")},
+				},
+			},
+			wantStdout: "abc 5\n",
+			wantReason: "ok",
+		},
+		{
+			name: "argv and env",
+			req: wire.Run{
+				Code: "import os, subprocess, sys\nprint(sys.argv)\nprint(os.environ['FOO'])\n" +
+					"print(subprocess.run(['sh', '-c', 'echo $FOO'], capture_output=True, text=True).stdout, end='')",
+				Args: []string{"a", "b c"},
+				Env:  map[string]string{"FOO": "bar"},
+			},
+			wantStdout: "['-c', 'a', 'b c']\nbar\nbar\n",
+			wantReason: "ok",
+		},
+		{
+			name:       "minimal environment",
+			req:        wire.Run{Code: "import os; print(sorted(os.environ))"},
+			wantStdout: "['HOME', 'LANG', 'MPLBACKEND', 'PATH', 'PYTHONDONTWRITEBYTECODE']\n",
+			wantReason: "ok",
+		},
+		{
+			name:       "fresh main module",
+			req:        wire.Run{Code: "import sys\nprint(__name__, sorted(globals()), sys.modules['__main__'] is sys.modules[__name__])"},
+			wantStdout: "__main__ ['__annotations__', '__builtins__', '__doc__', '__loader__', '__name__', '__package__', '__spec__', 'sys'] True\n",
+			wantReason: "ok",
+		},
+		{
+			name:       "no leaked descriptors",
+			req:        wire.Run{Code: "import os; print(len(os.listdir('/proc/self/fd')))"},
+			wantStdout: "4\n", // 0, 1, 2 and the listing's own
+			wantReason: "ok",
+		},
+		{
+			name:       "binary output",
+			req:        wire.Run{Code: "import sys; sys.stdout.buffer.write(b'\\x00\\xff\\xfe\\xc3\\x28')"},
+			wantStdout: "\x00\xff\xfe\xc3\x28",
+			wantReason: "ok",
+		},
+		{
+			name:       "framing injection",
+			req:        wire.Run{Code: "print('X\\x00\\x00\\x00\\x05{}\\nE')"},
+			wantStdout: "X\x00\x00\x00\x05{}\nE\n",
+			wantReason: "ok",
+		},
+		{
+			name:       "killed by a signal",
+			req:        wire.Run{Code: "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"},
+			wantCode:   137,
+			wantReason: "killed",
+		},
+		{
+			name:       "atexit and buffered output",
+			req:        wire.Run{Code: "import atexit, sys\natexit.register(print, 'bye')\nprint('hi', end='')\nsys.exit(2)"},
+			wantStdout: "hibye\n",
+			wantCode:   2,
+			wantReason: "error",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := startAgent(t, testConfig(t, LanguagePython))
+			c.hello()
+			res := c.run(tt.req)
+			exit := res.mustExit(t)
+			if string(res.stdout) != tt.wantStdout {
+				t.Errorf("stdout = %q, want %q", res.stdout, tt.wantStdout)
+			}
+			if string(res.stderr) != tt.wantStderr {
+				t.Errorf("stderr = %q, want %q", res.stderr, tt.wantStderr)
+			}
+			if exit.ExitCode != tt.wantCode || exit.Reason != tt.wantReason {
+				t.Errorf("exit = %+v, want code %d, reason %s", exit, tt.wantCode, tt.wantReason)
+			}
+			if bytes.Contains(res.stderr, []byte("_paddock")) {
+				t.Errorf("stderr shows the driver: %q", res.stderr)
+			}
+		})
+	}
+}
+
+func TestPythonWorkdir(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t, LanguagePython)
+	c := startAgent(t, cfg)
+	c.hello()
+	res := c.run(wire.Run{Code: "import os; print(os.getcwd()); print(os.environ['HOME'])"})
+	res.mustExit(t)
+	if want := cfg.Workdir + "\n" + cfg.Workdir + "\n"; string(res.stdout) != want {
+		t.Errorf("stdout = %q, want %q", res.stdout, want)
+	}
+}
+
+func TestPythonNoStdinIsFast(t *testing.T) {
+	t.Parallel()
+	c := startAgent(t, testConfig(t, LanguagePython))
+	c.hello()
+	res := c.run(wire.Run{Code: "input()", TimeoutMS: 10_000})
+	if exit := res.mustExit(t); exit.Reason != "error" || res.elapsed > 2*time.Second {
+		t.Errorf("exit = %+v after %v, want error well before the timeout", exit, res.elapsed)
+	}
+}
+
+func TestPythonTimeout(t *testing.T) {
+	t.Parallel()
+	c := startAgent(t, testConfig(t, LanguagePython))
+	c.hello()
+	res := c.run(wire.Run{Code: "import os\nprint(os.getpid(), flush=True)\nwhile True: pass", TimeoutMS: 500})
+	exit := res.mustExit(t)
+	want := wire.Exit{ExitCode: 137, Signal: 9, Reason: "timeout"}
+	if exit.ExitCode != want.ExitCode || exit.Signal != want.Signal || exit.Reason != want.Reason {
+		t.Errorf("exit = %+v, want %+v", exit, want)
+	}
+	if exit.ExecNS < int64(500*time.Millisecond) || res.elapsed > 3*time.Second {
+		t.Errorf("exec %v, result after %v, want about 500ms", time.Duration(exit.ExecNS), res.elapsed)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(res.stdout)))
+	if err != nil {
+		t.Fatalf("stdout %q: %v", res.stdout, err)
+	}
+	waitGone(t, pid)
+}
+
+func TestPythonOutputLimit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		req        wire.Run
+		wantStdout int
+		wantStderr int
+		wantOut    bool
+		wantErr    bool
+	}{
+		{
+			name:       "one big write",
+			req:        wire.Run{Code: "print('A'*10**7)", MaxStdout: 1 << 20, TimeoutMS: 20_000},
+			wantStdout: 1 << 20,
+			wantOut:    true,
+		},
+		{
+			name:       "many small writes",
+			req:        wire.Run{Code: "[print('A'*100) for _ in iter(int, 1)]", MaxStdout: 1 << 20, TimeoutMS: 20_000},
+			wantStdout: 1 << 20,
+			wantOut:    true,
+		},
+		{
+			name:       "stderr",
+			req:        wire.Run{Code: "import sys\nprint('x', flush=True)\nsys.stderr.write('E'*100000)", MaxStderr: 1000, TimeoutMS: 20_000},
+			wantStdout: 2,
+			wantStderr: 1000,
+			wantErr:    true,
+		},
+		{
+			name:       "exactly the cap",
+			req:        wire.Run{Code: "import sys; sys.stdout.write('A'*1000)", MaxStdout: 1000},
+			wantStdout: 1000,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := startAgent(t, testConfig(t, LanguagePython))
+			c.hello()
+			res := c.run(tt.req)
+			exit := res.mustExit(t)
+			if len(res.stdout) != tt.wantStdout || len(res.stderr) != tt.wantStderr {
+				t.Errorf("got %d stdout, %d stderr bytes, want %d, %d", len(res.stdout), len(res.stderr), tt.wantStdout, tt.wantStderr)
+			}
+			if exit.StdoutTruncated != tt.wantOut || exit.StderrTruncated != tt.wantErr {
+				t.Errorf("exit = %+v, want truncated stdout %v, stderr %v", exit, tt.wantOut, tt.wantErr)
+			}
+			wantReason := "ok"
+			if tt.wantOut || tt.wantErr {
+				wantReason = "output_limit"
+			}
+			if exit.Reason != wantReason {
+				t.Errorf("reason = %s, want %s", exit.Reason, wantReason)
+			}
+		})
+	}
+}
+
+func TestPythonGrandchildDoesNotDelay(t *testing.T) {
+	t.Parallel()
+	c := startAgent(t, testConfig(t, LanguagePython))
+	c.hello()
+	res := c.run(wire.Run{
+		Code:      "import subprocess\np = subprocess.Popen(['sleep', '600'])\nprint(p.pid)\nprint('done')",
+		TimeoutMS: 20_000,
+	})
+	exit := res.mustExit(t)
+	if exit.Reason != "ok" || exit.ExitCode != 0 {
+		t.Errorf("exit = %+v, want ok", exit)
+	}
+	if res.elapsed > 2*time.Second {
+		t.Errorf("result after %v, want within about a second", res.elapsed)
+	}
+	pidLine, rest, _ := strings.Cut(string(res.stdout), "\n")
+	if rest != "done\n" {
+		t.Errorf("stdout = %q, want a pid then done", res.stdout)
+	}
+	pid, err := strconv.Atoi(pidLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, pid)
+}
+
+func TestPythonWarmup(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t, LanguagePython)
+	cfg.Warmup = "import json, sys\nprint('warming up')\nprint('warn', file=sys.stderr)"
+	c := startAgent(t, cfg)
+	c.hello()
+	res := c.run(wire.Run{Code: "import sys; print('json' in sys.modules, 'warm' in dir())"})
+	res.mustExit(t)
+	if string(res.stdout) != "True False\n" || len(res.stderr) != 0 {
+		t.Errorf("stdout %q, stderr %q; want only the run's output", res.stdout, res.stderr)
+	}
+}

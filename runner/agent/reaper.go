@@ -1,0 +1,87 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+// reaper is the only place that waits for children: it reaps every child
+// (orphans included, the agent being init) and hands the status of the
+// processes it was asked to watch to their channels. Nothing else in the
+// process may call wait.
+type reaper struct {
+	log  *slog.Logger
+	mu   sync.Mutex
+	subs map[int]chan syscall.WaitStatus
+	sigs chan os.Signal
+}
+
+// startReaper reaps children until ctx is done.
+func startReaper(ctx context.Context, log *slog.Logger) *reaper {
+	r := &reaper{log: log, subs: map[int]chan syscall.WaitStatus{}, sigs: make(chan os.Signal, 1)}
+	signal.Notify(r.sigs, syscall.SIGCHLD)
+	go r.loop(ctx)
+	return r
+}
+
+// spawn runs start, which creates one child, and watches that child. The
+// lock makes sure the child's status is not reaped before it is watched.
+func (r *reaper) spawn(start func() (int, error)) (int, <-chan syscall.WaitStatus, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	pid, err := start()
+	if err != nil {
+		return 0, nil, err
+	}
+	ch := make(chan syscall.WaitStatus, 1)
+	r.subs[pid] = ch
+	return pid, ch, nil
+}
+
+func (r *reaper) loop(ctx context.Context) {
+	defer signal.Stop(r.sigs)
+	for {
+		r.reap()
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.sigs:
+		}
+	}
+}
+
+// reap collects every child that has ended.
+func (r *reaper) reap() {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			return
+		}
+		r.mu.Lock()
+		ch, ok := r.subs[pid]
+		delete(r.subs, pid)
+		r.mu.Unlock()
+		if ok {
+			ch <- ws
+		}
+	}
+}
+
+// becomeSubreaper makes orphans of the agent's descendants its children,
+// as they are when the agent is PID 1, so that they are reaped here too.
+func becomeSubreaper() error {
+	const prSetChildSubreaper = 36
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
+		return errno
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+// DefaultMaxOutput caps a stream whose cap the request leaves at zero.
+const DefaultMaxOutput = 1 << 20
+
+// drainGrace is how long the agent waits, once the program has exited, for
+// its output pipes to reach EOF before it kills whatever still holds them
+// (a grandchild left running in the background).
+const drainGrace = 250 * time.Millisecond
+
+// stopGrace is how long the agent keeps reading after that kill.
+const stopGrace = 100 * time.Millisecond
+
+// run executes the request in payload and describes how it ended. A
+// runFailure error means no program ran.
+func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
+	var req wire.Run
+	if err := json.Unmarshal(payload, &req); err != nil {
+		return wire.Exit{}, runFailure{badRequest: true, err: fmt.Errorf("decoding run request: %w", err)}
+	}
+	if err := checkRun(req); err != nil {
+		return wire.Exit{}, runFailure{badRequest: true, err: err}
+	}
+	if err := s.files.write(req.Files); err != nil {
+		return wire.Exit{}, runFailure{badRequest: true, err: err}
+	}
+	if s.interp.hasExited() {
+		return wire.Exit{}, runFailure{err: fmt.Errorf("%w: %s", ErrInterpreterGone, describeStatus(s.interp.status))}
+	}
+	body, err := json.Marshal(driverRequest{Code: req.Code, Args: req.Args, Env: req.Env})
+	if err != nil {
+		return wire.Exit{}, runFailure{err: fmt.Errorf("encoding driver request: %w", err)}
+	}
+
+	end := &ender{kill: s.killAll}
+	limits := [2]int64{outputLimit(req.MaxStdout), outputLimit(req.MaxStderr)}
+	for i, p := range s.pumps {
+		p.start <- sink{
+			limit: limits[i],
+			send:  func(b []byte) error { return s.w.Write(p.typ, b) },
+			over:  func() { end.end(reasonOutputLimit) },
+		}
+	}
+	start := time.Now()
+	go deliver(s.interp.ctl, body)
+	go deliver(s.interp.stdin, req.Stdin)
+	stopTimer := func() bool { return false }
+	if req.TimeoutMS > 0 {
+		timer := time.AfterFunc(time.Duration(req.TimeoutMS)*time.Millisecond, func() { end.end(reasonTimeout) })
+		stopTimer = timer.Stop
+	}
+	defer stopTimer()
+	select {
+	case <-ctx.Done():
+		return wire.Exit{}, ctx.Err()
+	case <-s.interp.exited:
+	}
+	exec := time.Since(start)
+	stopTimer() // the program is over: from here on only output can end it
+
+	res := s.drain()
+	s.interp.stdin.Close()
+	for _, r := range res {
+		if r.err != nil {
+			return wire.Exit{}, fmt.Errorf("forwarding output: %w", r.err)
+		}
+	}
+	return exitFrame(s.interp.status, end.why(), res[0], res[1], exec), nil
+}
+
+// drain waits for the output streams to end, kills every remaining user
+// process, and stops reading shortly after.
+func (s *session) drain() [2]pumpResult {
+	var res [2]pumpResult
+	done := make(chan struct{})
+	go func() {
+		for i, p := range s.pumps {
+			res[i] = <-p.done
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(drainGrace):
+	}
+	s.killAll()
+	select {
+	case <-done:
+	case <-time.After(stopGrace):
+		now := time.Now()
+		s.interp.stdout.SetReadDeadline(now)
+		s.interp.stderr.SetReadDeadline(now)
+		<-done
+	}
+	return res
+}
+
+func (s *session) killAll() {
+	if err := s.interp.kill.killAll(); err != nil {
+		s.agent.log.Error("killing user processes", "err", err)
+	}
+}
+
+// deliver writes b to f and closes it. A reader that went away is not an
+// error: the program just did not read.
+func deliver(f *os.File, b []byte) {
+	if len(b) > 0 {
+		f.Write(b)
+	}
+	f.Close()
+}
+
+func outputLimit(n int64) int64 {
+	if n == 0 {
+		return DefaultMaxOutput
+	}
+	return n
+}
+
+// checkRun rejects limits and strings the interpreter cannot take.
+func checkRun(req wire.Run) error {
+	if req.TimeoutMS < 0 || req.MaxStdout < 0 || req.MaxStderr < 0 {
+		return fmt.Errorf("negative timeout or output cap: %w", ErrBadRequest)
+	}
+	for _, a := range req.Args {
+		if strings.ContainsRune(a, 0) {
+			return fmt.Errorf("argument %q contains NUL: %w", a, ErrBadRequest)
+		}
+	}
+	for k, v := range req.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
+			return fmt.Errorf("environment variable %q: %w", k, ErrBadRequest)
+		}
+	}
+	return nil
+}

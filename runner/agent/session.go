@@ -1,0 +1,108 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+// usedMessage is the Fail message for any Run after the first.
+const usedMessage = "sandbox already used"
+
+// session serves the host's frames after Hello: one run, then refusals.
+type session struct {
+	agent  *Agent
+	w      *wire.Writer
+	files  fileWriter
+	interp *interpreter
+	pumps  [2]*pump
+	used   bool
+}
+
+type frameOrErr struct {
+	f   wire.Frame
+	err error
+}
+
+// serveFrames handles frames until in ends (nil) or fails.
+func (s *session) serveFrames(ctx context.Context, in io.Reader) error {
+	frames := make(chan frameOrErr)
+	go readFrames(ctx, wire.NewReader(in), frames)
+	for {
+		var fe frameOrErr
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case fe = <-frames:
+		}
+		if errors.Is(fe.err, io.EOF) {
+			s.agent.log.Info("host closed the channel")
+			return nil
+		}
+		if fe.err != nil {
+			return fmt.Errorf("reading frame: %w", fe.err)
+		}
+		if err := s.handle(ctx, fe.f); err != nil {
+			return err
+		}
+	}
+}
+
+func readFrames(ctx context.Context, r *wire.Reader, frames chan<- frameOrErr) {
+	for {
+		f, err := r.Read()
+		select {
+		case frames <- frameOrErr{f: f, err: err}:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// handle answers one frame; an error means the host can no longer be served.
+func (s *session) handle(ctx context.Context, f wire.Frame) error {
+	if f.Type != wire.TypeRun {
+		return s.fail(false, fmt.Sprintf("unexpected %c frame", f.Type))
+	}
+	if s.used {
+		return s.fail(false, usedMessage)
+	}
+	s.used = true
+	exit, err := s.run(ctx, f.Payload)
+	var rf runFailure
+	if errors.As(err, &rf) {
+		s.agent.log.Warn("run refused", "err", rf.err, "bad_request", rf.badRequest)
+		return s.fail(rf.badRequest, rf.err.Error())
+	}
+	if err != nil {
+		return err
+	}
+	s.agent.log.Info("run ended", "reason", exit.Reason, "exit_code", exit.ExitCode, "exec_ns", exit.ExecNS)
+	if err := writeJSON(s.w, wire.TypeExit, exit); err != nil {
+		return fmt.Errorf("sending exit: %w", err)
+	}
+	return nil
+}
+
+func (s *session) fail(badRequest bool, msg string) error {
+	if err := writeJSON(s.w, wire.TypeFail, wire.Fail{BadRequest: badRequest, Message: msg}); err != nil {
+		return fmt.Errorf("sending fail: %w", err)
+	}
+	return nil
+}
+
+// runFailure is a run the agent refused or could not start: the host gets a
+// Fail frame and the agent carries on.
+type runFailure struct {
+	badRequest bool
+	err        error
+}
+
+func (f runFailure) Error() string { return f.err.Error() }
+func (f runFailure) Unwrap() error { return f.err }
