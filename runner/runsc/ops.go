@@ -1,0 +1,86 @@
+package runsc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// CreateOpts are the options of `runsc create`.
+type CreateOpts struct {
+	Bundle string
+	// Network is the global --network mode; "none" unless set.
+	Network string
+	// OverlaySize caps the writable layer above the rootfs, in bytes.
+	OverlaySize int64
+}
+
+func (o CreateOpts) global() []string {
+	network := o.Network
+	if network == "" {
+		network = "none"
+	}
+	overlay := "root:self"
+	if o.OverlaySize > 0 {
+		overlay += ",size=" + strconv.FormatInt(o.OverlaySize, 10)
+	}
+	return []string{"--network=" + network, "--overlay2=" + overlay}
+}
+
+func (o CreateOpts) args(id string) []string {
+	return []string{"--bundle=" + o.Bundle, id}
+}
+
+// Create creates container id; the container's stdio is io.
+func (r *Runsc) Create(ctx context.Context, id string, o CreateOpts, io stdio) error {
+	_, err := r.run(ctx, r.argv(o.global(), "create", o.args(id)...), io)
+	return err
+}
+
+// Start starts a created container.
+func (r *Runsc) Start(ctx context.Context, id string) error {
+	_, err := r.run(ctx, r.argv(nil, "start", id), stdio{})
+	return err
+}
+
+// DeleteOpts are the options of `runsc delete`.
+type DeleteOpts struct {
+	// Force kills a running container first.
+	Force bool
+}
+
+func (o DeleteOpts) args(id string) []string {
+	if o.Force {
+		return []string{"--force", id}
+	}
+	return []string{id}
+}
+
+// Delete removes a container and its resources.
+func (r *Runsc) Delete(ctx context.Context, id string, o DeleteOpts) error {
+	_, err := r.run(ctx, r.argv(nil, "delete", o.args(id)...), stdio{})
+	return err
+}
+
+// Container is one entry of `runsc list`.
+type Container struct {
+	ID          string            `json:"id"`
+	Pid         int               `json:"pid"`
+	Status      string            `json:"status"`
+	Bundle      string            `json:"bundle"`
+	Annotations map[string]string `json:"annotations"`
+}
+
+// List returns the containers under the root.
+func (r *Runsc) List(ctx context.Context) ([]Container, error) {
+	out, err := r.run(ctx, r.argv(nil, "list", "--format=json"), stdio{})
+	if err != nil {
+		return nil, err
+	}
+	var cs []Container
+	if err := json.Unmarshal(out, &cs); err != nil {
+		return nil, fmt.Errorf("decoding runsc list: %w", err)
+	}
+	return cs, nil
+}

@@ -1,0 +1,152 @@
+package runsc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+// hostGrace is how long past the wall-time limit the host waits for the
+// agent's own verdict before it destroys the sandbox itself.
+const hostGrace = 2 * time.Second
+
+// Run delivers req to the agent and collects output until the exit frame,
+// the sandbox's death, the host deadline or ctx's end.
+func (s *sandbox) Run(ctx context.Context, req runner.RunRequest, out runner.OutputFunc) (runner.RunResult, error) {
+	if !s.used.CompareAndSwap(false, true) {
+		return runner.RunResult{}, runner.ErrUsed
+	}
+	select {
+	case <-s.done:
+		return runner.RunResult{}, fmt.Errorf("sandbox %s: %w", s.id, runner.ErrSandboxLost)
+	default:
+	}
+	payload, err := json.Marshal(toWire(req))
+	if err != nil {
+		return runner.RunResult{}, fmt.Errorf("encoding run: %w", err)
+	}
+	start := time.Now()
+	if err := s.w.Write(wire.TypeRun, payload); err != nil {
+		return runner.RunResult{}, fmt.Errorf("sending run to %s: %w (%v)", s.id, runner.ErrSandboxLost, err)
+	}
+	deadline := time.NewTimer(req.Timeout + hostGrace)
+	defer deadline.Stop()
+
+	c := collector{maxOut: req.MaxStdout, maxErr: req.MaxStderr, out: out}
+	for {
+		select {
+		case <-ctx.Done():
+			_ = s.Destroy(ctx)
+			return runner.RunResult{}, ctx.Err()
+		case <-deadline.C:
+			// The agent did not end the run in time: kill by sandbox.
+			_ = s.Destroy(ctx)
+			return c.result(runner.ReasonTimeout, 137, time.Since(start)), nil
+		case fr, ok := <-s.frames:
+			if !ok {
+				return c.result(s.deathReason(), 137, time.Since(start)), nil
+			}
+			switch fr.Type {
+			case wire.TypeStdout:
+				c.add(runner.Stdout, fr.Payload)
+			case wire.TypeStderr:
+				c.add(runner.Stderr, fr.Payload)
+			case wire.TypeExit:
+				var x wire.Exit
+				if err := json.Unmarshal(fr.Payload, &x); err != nil {
+					return runner.RunResult{}, fmt.Errorf("decoding exit from %s: %w", s.id, err)
+				}
+				res := c.result(s.exitReason(runner.Reason(x.Reason)), x.ExitCode, time.Since(start))
+				res.StdoutTruncated = res.StdoutTruncated || x.StdoutTruncated
+				res.StderrTruncated = res.StderrTruncated || x.StderrTruncated
+				return res, nil
+			case wire.TypeFail:
+				var f wire.Fail
+				_ = json.Unmarshal(fr.Payload, &f)
+				if f.BadRequest {
+					return runner.RunResult{}, fmt.Errorf("%w: %s", runner.ErrBadRequest, f.Message)
+				}
+				return runner.RunResult{}, fmt.Errorf("agent in %s failed: %s", s.id, f.Message)
+			}
+		}
+	}
+}
+
+// exitReason refines the agent's verdict. The host OOM killer may kill
+// one of the sandbox's host processes (a systrap stub) rather than the
+// whole sandbox; the guest process then dies of SIGKILL and the agent can
+// only say "killed". The memory cgroup knows better.
+func (s *sandbox) exitReason(agent runner.Reason) runner.Reason {
+	if (agent == runner.ReasonKilled || agent == runner.ReasonError) && oomKills(s.id) > 0 {
+		return runner.ReasonOOM
+	}
+	return agent
+}
+
+// deathReason says why the sandbox died mid-run: the kernel's OOM killer
+// (read from the sandbox's memory cgroup before it is deleted) or else.
+func (s *sandbox) deathReason() runner.Reason {
+	if oomKills(s.id) > 0 {
+		return runner.ReasonOOM
+	}
+	s.rt.log.Warn("sandbox died during run", "sandbox_id", s.id, "agent_log", s.logs.String())
+	return runner.ReasonSandboxError
+}
+
+func toWire(req runner.RunRequest) wire.Run {
+	files := make([]wire.File, len(req.Files))
+	for i, f := range req.Files {
+		files[i] = wire.File{Path: f.Path, Content: f.Content}
+	}
+	return wire.Run{
+		Code:      req.Code,
+		Files:     files,
+		Stdin:     req.Stdin,
+		Args:      req.Args,
+		Env:       req.Env,
+		TimeoutMS: req.Timeout.Milliseconds(),
+		MaxStdout: req.MaxStdout,
+		MaxStderr: req.MaxStderr,
+	}
+}
+
+// collector accumulates output up to the caps; the host never trusts the
+// agent to have applied them.
+type collector struct {
+	maxOut, maxErr int64
+	out            runner.OutputFunc
+	stdout, stderr []byte
+	truncOut       bool
+	truncErr       bool
+}
+
+func (c *collector) add(stream runner.Stream, chunk []byte) {
+	buf, limit, trunc := &c.stdout, c.maxOut, &c.truncOut
+	if stream == runner.Stderr {
+		buf, limit, trunc = &c.stderr, c.maxErr, &c.truncErr
+	}
+	if room := limit - int64(len(*buf)); int64(len(chunk)) > room {
+		chunk = chunk[:max(room, 0)]
+		*trunc = true
+	}
+	if len(chunk) == 0 {
+		return
+	}
+	*buf = append(*buf, chunk...)
+	if c.out != nil {
+		c.out(stream, chunk)
+	}
+}
+
+func (c *collector) result(reason runner.Reason, code int, exec time.Duration) runner.RunResult {
+	return runner.RunResult{
+		Stdout: c.stdout, Stderr: c.stderr,
+		ExitCode: code, Reason: reason,
+		StdoutTruncated: c.truncOut, StderrTruncated: c.truncErr,
+		Exec: exec,
+	}
+}

@@ -1,0 +1,215 @@
+package runsc
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner"
+)
+
+// Config configures the gVisor runtime.
+type Config struct {
+	// Runsc is the runsc binary (static build).
+	Runsc string
+	// StateDir holds runsc's --root, the bundles and the agent copy. Paddock
+	// owns it: anything found under it at start is an orphan.
+	StateDir string
+	// Agent is the host path of the static paddock-agent binary.
+	Agent string
+	// Platform is the gVisor platform; "systrap" when empty.
+	Platform string
+	// StartTimeout bounds one sandbox start, including the agent's hello.
+	StartTimeout time.Duration
+	Logger       *slog.Logger
+}
+
+// Runtime starts gVisor sandboxes.
+type Runtime struct {
+	cfg      Config
+	runsc    *Runsc
+	agentDir string
+	bundles  string
+	log      *slog.Logger
+}
+
+var _ runner.Runtime = (*Runtime)(nil)
+
+// New prepares the state directory and a private read-only copy of the
+// agent, which every sandbox mounts.
+func New(cfg Config) (*Runtime, error) {
+	if cfg.Platform == "" {
+		cfg.Platform = "systrap"
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = 30 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	rt := &Runtime{
+		cfg:      cfg,
+		agentDir: filepath.Join(cfg.StateDir, "agent"),
+		bundles:  filepath.Join(cfg.StateDir, "bundles"),
+		log:      cfg.Logger,
+		runsc: &Runsc{
+			Path:     cfg.Runsc,
+			Root:     filepath.Join(cfg.StateDir, "runsc"),
+			Platform: cfg.Platform,
+			Logger:   cfg.Logger,
+		},
+	}
+	for _, d := range []string{rt.runsc.Root, rt.bundles, rt.agentDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("creating %s: %w", d, err)
+		}
+	}
+	if err := copyFile(cfg.Agent, filepath.Join(rt.agentDir, "paddock-agent"), 0o555); err != nil {
+		return nil, fmt.Errorf("installing agent: %w", err)
+	}
+	// The agent directory is mounted into sandboxes: world-readable, root-owned.
+	if err := os.Chmod(rt.agentDir, 0o755); err != nil {
+		return nil, err
+	}
+	return rt, nil
+}
+
+// Runsc exposes the wrapper, for doctor checks and orphan cleanup.
+func (rt *Runtime) Runsc() *Runsc { return rt.runsc }
+
+// Start creates and starts a sandbox and waits for its agent's hello.
+func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbox, err error) {
+	ctx, cancel := context.WithTimeout(ctx, rt.cfg.StartTimeout)
+	defer cancel()
+	id, err := newID()
+	if err != nil {
+		return nil, err
+	}
+	bundle := filepath.Join(rt.bundles, id)
+	if err := writeBundle(bundle, ociSpec(id, spec, rt.agentDir)); err != nil {
+		return nil, fmt.Errorf("writing bundle for %s: %w", id, err)
+	}
+	sb, err := rt.create(ctx, id, bundle, spec)
+	if err != nil {
+		_ = os.RemoveAll(bundle)
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = sb.Destroy(context.WithoutCancel(ctx))
+		}
+	}()
+	if err := rt.runsc.Start(ctx, id); err != nil {
+		return nil, fmt.Errorf("starting sandbox %s: %w", id, err)
+	}
+	if err := sb.awaitHello(ctx, spec.Language); err != nil {
+		return nil, fmt.Errorf("waiting for agent in %s: %w", id, err)
+	}
+	return sb, nil
+}
+
+// create runs `runsc create` with fresh pipes as the container's stdio and
+// keeps the host ends.
+func (rt *Runtime) create(ctx context.Context, id, bundle string, spec runner.Spec) (*sandbox, error) {
+	// The container reads stdinR and writes stdoutW/stderrW; the host keeps
+	// the other ends.
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		return nil, errors.Join(err, closeAll(stdinR, stdinW))
+	}
+	stderrR, stderrW, err := os.Pipe()
+	if err != nil {
+		return nil, errors.Join(err, closeAll(stdinR, stdinW, stdoutR, stdoutW))
+	}
+	opts := CreateOpts{Bundle: bundle, OverlaySize: withDefaults(spec.Limits).DiskBytes}
+	err = rt.runsc.Create(ctx, id, opts, stdio{in: stdinR, out: stdoutW, err: stderrW})
+	// The sandbox holds its own copies now; ours would keep the pipes open
+	// after it dies.
+	closeErr := closeAll(stdinR, stdoutW, stderrW)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("creating sandbox %s: %w", id, err), closeAll(stdinW, stdoutR, stderrR), closeErr)
+	}
+	return newSandbox(rt, id, bundle, stdinW, stdoutR, stderrR), nil
+}
+
+// Cleanup destroys every container under the runtime's root: orphans of
+// a previous process that died without cleaning up.
+func (rt *Runtime) Cleanup(ctx context.Context) (int, error) {
+	cs, err := rt.runsc.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	for _, c := range cs {
+		if err := rt.runsc.Delete(ctx, c.ID, DeleteOpts{Force: true}); err != nil {
+			errs = append(errs, err)
+		}
+		_ = os.RemoveAll(filepath.Join(rt.bundles, c.ID))
+	}
+	return len(cs), errors.Join(errs...)
+}
+
+func newID() (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	// Fixed length: no ID is a prefix of another.
+	return "pd-" + hex.EncodeToString(b[:]), nil
+}
+
+func writeBundle(dir string, spec any) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(spec, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "config.json"), b, 0o600)
+}
+
+func closeAll(fs ...io.Closer) error {
+	var errs []error
+	for _, f := range fs {
+		if err := f.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func copyFile(src, dst string, mode os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp := dst + ".tmp"
+	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		return errors.Join(err, out.Close())
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
+}
