@@ -1,0 +1,76 @@
+# Paddock: `make run` serves the API, `make test` runs every test. Both
+# install what they need: Debian packages, a pinned static runsc, the
+# template root filesystems.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# gVisor, pinned: the Go module's go-branch pseudo-version.
+GVISOR_VERSION ?= v0.0.0-20260905035102-160fafc42237
+# Expensive artefacts live here, keyed by their inputs.
+PADDOCK_CACHE ?= /var/cache/paddock
+PADDOCK_STATE ?= /var/lib/paddock
+GO_VERSION := $(shell go env GOVERSION)
+RUNSC := $(PADDOCK_CACHE)/runsc/$(GVISOR_VERSION)-$(GO_VERSION)/runsc
+BIN := $(CURDIR)/bin
+LISTEN ?= 127.0.0.1:8080
+GO_SOURCES := $(shell find . -name '*.go' -not -path './bin/*') go.mod go.sum $(wildcard templates/*.json) $(wildcard runner/agent/*.py runner/agent/*.js)
+
+export PADDOCK_CACHE
+export PADDOCK_RUNSC := $(RUNSC)
+export PADDOCK_AGENT := $(BIN)/paddock-agent
+
+.PHONY: help
+help: ## show this help
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-10s\033[0m %s\n", $$1, $$2}'
+
+.PHONY: deps
+deps: ## install the Debian packages Paddock needs (mmdebstrap)
+	@command -v mmdebstrap >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null; }
+
+.PHONY: runsc
+runsc: $(RUNSC) ## build the pinned runsc (static) into the cache
+$(RUNSC):
+	@echo "building runsc $(GVISOR_VERSION) (static, takes ~2 min)"
+	@mkdir -p $(dir $@).tmp
+	CGO_ENABLED=0 GOBIN=$(dir $@).tmp go install gvisor.dev/gvisor/runsc@$(GVISOR_VERSION)
+	@mv $(dir $@).tmp/runsc $@ && rmdir $(dir $@).tmp
+
+.PHONY: build
+build: $(BIN)/paddock $(BIN)/paddock-agent ## build the server and the in-sandbox agent
+$(BIN)/paddock: $(GO_SOURCES)
+	CGO_ENABLED=0 go build -o $@ ./cmd/paddock
+$(BIN)/paddock-agent: $(GO_SOURCES)
+	CGO_ENABLED=0 go build -o $@ ./cmd/paddock-agent
+
+.PHONY: rootfs
+rootfs: deps build ## build the template root filesystems (cached by template hash)
+	$(BIN)/paddock rootfs --cache-dir=$(PADDOCK_CACHE)
+
+.PHONY: install
+install: deps runsc build rootfs ## everything `run` and `test` need
+
+.PHONY: run
+run: install ## serve the API on $(LISTEN) with the python and node pools warm
+	$(BIN)/paddock serve --listen=$(LISTEN) --cache-dir=$(PADDOCK_CACHE) --state-dir=$(PADDOCK_STATE) --runsc=$(RUNSC) --agent=$(BIN)/paddock-agent
+
+.PHONY: doctor
+doctor: build ## check this host
+	$(BIN)/paddock doctor --cache-dir=$(PADDOCK_CACHE) --runsc=$(RUNSC) --agent=$(BIN)/paddock-agent
+
+.PHONY: test
+test: install ## run all tests, the real-gVisor ones included (-race)
+	go vet ./...
+	PADDOCK_REQUIRE_GVISOR=1 go test -race -count=1 -timeout=30m ./...
+
+.PHONY: test-unit
+test-unit: ## run the tests that need no gVisor
+	go test -race -count=1 ./...
+
+.PHONY: bench
+bench: install ## cold vs warm vs native, printed as a table of ratios
+	go run ./benchmarks --paddock=$(BIN)/paddock --runsc=$(RUNSC) --agent=$(BIN)/paddock-agent --cache-dir=$(PADDOCK_CACHE)
+
+.PHONY: clean
+clean: ## remove build outputs (not the cache)
+	rm -rf $(BIN)

@@ -1,0 +1,73 @@
+// Command paddock serves the Paddock API and carries its operator tools:
+// serve, doctor, rootfs and version.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage: paddock <command> [flags]
+
+commands:
+  serve    serve the API (builds missing root filesystems first)
+  doctor   check this host and say what to fix
+  rootfs   build (or look up) template root filesystems
+  version  print the version
+
+run "paddock <command> -h" for the command's flags.
+`
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "paddock:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return errors.New("no command")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return serve(ctx, rest)
+	case "doctor":
+		return doctor(ctx, rest)
+	case "rootfs":
+		return rootfsCmd(ctx, rest)
+	case "version":
+		fmt.Println("paddock", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return nil
+	}
+	fmt.Fprint(os.Stderr, usage)
+	return fmt.Errorf("unknown command %q", cmd)
+}
+
+// parse binds the shared flags on a new flag set for cmd and parses args.
+func parse(cmd string, args []string) (*config, *flag.FlagSet, error) {
+	var c config
+	fs := flag.NewFlagSet("paddock "+cmd, flag.ContinueOnError)
+	c.registerFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	return &c, fs, nil
+}

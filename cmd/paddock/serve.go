@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+)
+
+func serve(ctx context.Context, args []string) error {
+	cfg, _, err := parse("serve", args)
+	if err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	st, err := buildStack(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return errors.Join(fmt.Errorf("listening: %w", err), closePool(ctx, st, cfg))
+	}
+	srv := &http.Server{Handler: st.Handler, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	logger.Info("serving", "addr", ln.Addr().String(), "templates", cfg.Templates)
+
+	select {
+	case err := <-errc:
+		return errors.Join(err, closePool(ctx, st, cfg))
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: draining in-flight runs", "wait", cfg.ShutdownWait)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownWait)
+	defer cancel()
+	shutdownErr := srv.Shutdown(sctx)
+	if errors.Is(shutdownErr, context.DeadlineExceeded) {
+		shutdownErr = srv.Close()
+	}
+	return errors.Join(shutdownErr, closePool(ctx, st, cfg))
+}
+
+// closePool destroys every sandbox, bounded by its own deadline.
+func closePool(ctx context.Context, st *stack, cfg *config) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	return st.Pool.Close(cctx)
+}

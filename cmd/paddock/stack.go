@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/paddock-dev/paddock/api"
+	"github.com/paddock-dev/paddock/pool"
+	"github.com/paddock-dev/paddock/rootfs"
+	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/runsc"
+	"github.com/paddock-dev/paddock/templates"
+)
+
+// stack is the wired server: runtime → pool → API.
+type stack struct {
+	Runtime *runsc.Runtime
+	Pool    *pool.Manager
+	Handler http.Handler
+}
+
+// buildStack resolves templates and their root filesystems, reaps orphans
+// of an earlier run, and starts the pools.
+func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, error) {
+	var tmpls []templates.Template
+	for _, name := range cfg.Templates {
+		t, err := templates.Get(name)
+		if err != nil {
+			return nil, fmt.Errorf("template %q: %w", name, err)
+		}
+		tmpls = append(tmpls, t)
+	}
+	builder := &rootfs.Builder{CacheDir: cfg.CacheDir, Progress: os.Stderr, Logger: logger}
+	rt, err := runsc.New(runsc.Config{
+		Runsc:    cfg.Runsc,
+		StateDir: cfg.StateDir,
+		Agent:    cfg.Agent,
+		Platform: cfg.Platform,
+		Logger:   logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("preparing runtime: %w", err)
+	}
+	if n, err := rt.Cleanup(ctx); err != nil {
+		return nil, fmt.Errorf("reaping orphan sandboxes: %w", err)
+	} else if n > 0 {
+		logger.Warn("reaped orphan sandboxes from an earlier run", "count", n)
+	}
+
+	instance := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().Unix())
+	var poolTemplates []pool.Template
+	var infos []api.Template
+	for _, t := range tmpls {
+		img, err := builder.Lookup(t)
+		if errors.Is(err, rootfs.ErrNotBuilt) && cfg.BuildRootfs {
+			img, err = builder.Ensure(ctx, t)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("root filesystem of %s: %w (run `paddock rootfs`)", t.Name, err)
+		}
+		size := t.PoolSize
+		if cfg.PoolSize >= 0 {
+			size = cfg.PoolSize
+		}
+		poolTemplates = append(poolTemplates, pool.Template{
+			Name: t.Name,
+			Size: size,
+			Spec: runner.Spec{
+				Template: t.Name,
+				Language: t.Language,
+				Rootfs:   img.Path,
+				Warmup:   t.Warmup,
+				Limits:   limitsOf(t),
+				Labels:   map[string]string{"instance": instance, "template": t.Name},
+			},
+		})
+		infos = append(infos, apiTemplate(t, img))
+	}
+	p, err := pool.New(rt, pool.Config{Templates: poolTemplates, MaxRuns: cfg.MaxRuns}, logger)
+	if err != nil {
+		return nil, err
+	}
+	p.Start()
+	h := api.New(api.Config{
+		Pool:           p,
+		Templates:      infos,
+		MaxBodyBytes:   cfg.MaxBody,
+		MaxTimeout:     cfg.MaxTimeout,
+		MaxOutputBytes: cfg.MaxOutput,
+		Logger:         logger,
+	})
+	return &stack{Runtime: rt, Pool: p, Handler: h}, nil
+}
+
+func limitsOf(t templates.Template) runner.Limits {
+	return runner.Limits{
+		MemoryBytes: int64(t.Limits.MemoryMB) << 20,
+		Processes:   t.Limits.Processes,
+		CPUs:        t.Limits.CPUs,
+		DiskBytes:   int64(t.Limits.DiskMB) << 20,
+		OpenFiles:   t.Limits.OpenFiles,
+	}
+}
+
+func apiTemplate(t templates.Template, img rootfs.Image) api.Template {
+	return api.Template{
+		Name:        t.Name,
+		Language:    t.Language,
+		Description: t.Description,
+		Versions:    img.Versions,
+		Limits: api.Limits{
+			MemoryMB:  t.Limits.MemoryMB,
+			Processes: t.Limits.Processes,
+			CPUs:      t.Limits.CPUs,
+			DiskMB:    t.Limits.DiskMB,
+			TimeoutMS: t.Limits.TimeoutMS,
+		},
+	}
+}
