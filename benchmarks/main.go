@@ -43,9 +43,11 @@ type lang struct {
 	native []string
 }
 
+// The native baselines are Debian's own interpreters, the same packages the
+// templates install, not a version-manager shim that would inflate them.
 var langs = []lang{
-	{name: "python", code: "print(1)", native: []string{"python3", "-c", "print(1)"}},
-	{name: "node", code: "console.log(1)", native: []string{"node", "-e", "console.log(1)"}},
+	{name: "python", code: "print(1)", native: []string{"/usr/bin/python3", "-c", "print(1)"}},
+	{name: "node", code: "console.log(1)", native: []string{"/usr/bin/node", "-e", "console.log(1)"}},
 }
 
 func run(ctx context.Context, o options) error {

@@ -22,6 +22,9 @@ type server struct {
 	base  string
 	state string
 	http  *http.Client
+
+	exited  chan struct{} // closed when the process has exited
+	waitErr error
 }
 
 func startServer(ctx context.Context, o options, poolSize int) (*server, error) {
@@ -40,10 +43,16 @@ func startServer(ctx context.Context, o options, poolSize int) (*server, error) 
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &server{cmd: cmd, base: "http://" + addr, state: state,
+	s := &server{cmd: cmd, base: "http://" + addr, state: state, exited: make(chan struct{}),
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
+	go func() { s.waitErr = cmd.Wait(); close(s.exited) }()
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
+		select {
+		case <-s.exited:
+			return nil, fmt.Errorf("paddock serve exited: %v", s.waitErr)
+		default:
+		}
 		resp, err := s.http.Get(s.base + "/readyz")
 		if err == nil {
 			resp.Body.Close()
@@ -58,9 +67,9 @@ func startServer(ctx context.Context, o options, poolSize int) (*server, error) 
 
 func (s *server) stop() error {
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	err := s.cmd.Wait()
+	<-s.exited
 	_ = os.RemoveAll(s.state)
-	return err
+	return s.waitErr
 }
 
 type runResponse struct {
@@ -103,7 +112,8 @@ func (s *server) sample(ctx context.Context, l lang, n int, wantWarm bool) ([]ti
 	return out, nil
 }
 
-// awaitReady polls the template listing until the pool has a sandbox.
+// awaitReady polls the template listing until the pool is full again, so
+// that no refill competes with the measured run for the two CPUs.
 func (s *server) awaitReady(ctx context.Context, name string) error {
 	for {
 		resp, err := s.http.Get(s.base + "/v1/templates")
@@ -114,7 +124,8 @@ func (s *server) awaitReady(ctx context.Context, name string) error {
 			Templates []struct {
 				Name string `json:"name"`
 				Pool struct {
-					Ready int `json:"ready"`
+					Ready  int `json:"ready"`
+					Target int `json:"target"`
 				} `json:"pool"`
 			} `json:"templates"`
 		}
@@ -124,7 +135,7 @@ func (s *server) awaitReady(ctx context.Context, name string) error {
 			return err
 		}
 		for _, t := range list.Templates {
-			if t.Name == name && t.Pool.Ready > 0 {
+			if t.Name == name && t.Pool.Ready > 0 && t.Pool.Ready >= t.Pool.Target {
 				return nil
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -16,6 +18,7 @@ type interpreter struct {
 	stdout *os.File // read end of the child's fd 1
 	stderr *os.File // read end of the child's fd 2
 	ctl    *os.File // write end of the child's fd 3, the request
+	report *os.File // read end of the child's fd 4, the driver's exit status
 
 	exited chan struct{}      // closed once the process has ended
 	status syscall.WaitStatus // valid after exited is closed
@@ -28,7 +31,7 @@ func startInterpreter(r *reaper, cfg Config, path string) (*interpreter, error) 
 	if err != nil {
 		return nil, err
 	}
-	var ours, theirs [4]*os.File
+	var ours, theirs [5]*os.File
 	closeAll := func(fs []*os.File) {
 		for _, f := range fs {
 			if f != nil {
@@ -43,7 +46,7 @@ func startInterpreter(r *reaper, cfg Config, path string) (*interpreter, error) 
 			closeAll(theirs[:])
 			return nil, fmt.Errorf("creating pipe: %w", err)
 		}
-		if i == 1 || i == 2 { // the child writes stdout and stderr
+		if i == 1 || i == 2 || i == 4 { // the child writes stdout, stderr and its report
 			ours[i], theirs[i] = rd, wr
 		} else {
 			ours[i], theirs[i] = wr, rd
@@ -59,7 +62,7 @@ func startInterpreter(r *reaper, cfg Config, path string) (*interpreter, error) 
 		Dir: cfg.Workdir,
 		Env: interpreterEnv(cfg.Workdir),
 		// Fd puts the child's ends in blocking mode, as a child expects.
-		Files: []uintptr{theirs[0].Fd(), theirs[1].Fd(), theirs[2].Fd(), theirs[3].Fd()},
+		Files: []uintptr{theirs[0].Fd(), theirs[1].Fd(), theirs[2].Fd(), theirs[3].Fd(), theirs[4].Fd()},
 		Sys:   spa,
 	}
 	pid, status, err := r.spawn(func() (int, error) { return syscall.ForkExec(path, argv, attr) })
@@ -74,6 +77,7 @@ func startInterpreter(r *reaper, cfg Config, path string) (*interpreter, error) 
 		stdout: ours[1],
 		stderr: ours[2],
 		ctl:    ours[3],
+		report: ours[4],
 		exited: make(chan struct{}),
 	}
 	go func() {
@@ -96,10 +100,29 @@ func (in *interpreter) hasExited() bool {
 // close kills every user process and closes the agent's pipe ends.
 func (in *interpreter) close() error {
 	err := in.kill.killAll()
-	for _, f := range []*os.File{in.stdin, in.stdout, in.stderr, in.ctl} {
+	for _, f := range []*os.File{in.stdin, in.stdout, in.stderr, in.ctl, in.report} {
 		if cerr := f.Close(); cerr != nil && !errors.Is(cerr, os.ErrClosed) {
 			err = errors.Join(err, cerr)
 		}
 	}
 	return err
+}
+
+// reported delivers the exit status the driver reports on fd 4 once the
+// program is over: its output is flushed and its stdout and stderr are
+// closed, and it is about to _exit. Waiting for the process itself would add
+// the interpreter's teardown to every run. Nothing is delivered when the
+// process ends without a report (killed, or it called _exit itself).
+func (in *interpreter) reported() <-chan syscall.WaitStatus {
+	ch := make(chan syscall.WaitStatus, 1)
+	go func() {
+		var buf [16]byte
+		n, _ := in.report.Read(buf[:])
+		code, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+		if err != nil || code < 0 || code > 255 {
+			return
+		}
+		ch <- syscall.WaitStatus(code << 8) // "exited with code"
+	}()
+	return ch
 }

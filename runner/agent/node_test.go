@@ -42,6 +42,13 @@ func TestNodeRun(t *testing.T) {
 			wantReason: "error",
 		},
 		{
+			name:       "exit listeners run before the fast exit",
+			req:        wire.Run{Code: "process.on('exit', c => console.log('exit', c)); setTimeout(() => { process.exitCode = 5 }, 20)"},
+			wantStdout: "exit 5\n",
+			wantCode:   5,
+			wantReason: "error",
+		},
+		{
 			name:       "exit code set",
 			req:        wire.Run{Code: "process.exitCode = 4"},
 			wantCode:   4,

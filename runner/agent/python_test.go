@@ -132,8 +132,8 @@ func TestPythonRun(t *testing.T) {
 		},
 		{
 			name:       "no leaked descriptors",
-			req:        wire.Run{Code: "import os; print(len(os.listdir('/proc/self/fd')))"},
-			wantStdout: "4\n", // 0, 1, 2 and the listing's own
+			req:        wire.Run{Code: "import os, sys\nprint(len(os.listdir('/proc/self/fd')), flush=True)\nos.system('ls /proc/self/fd | wc -l')"},
+			wantStdout: "5\n4\n", // the driver: 0-2, the status pipe, the listing; a child: 0-2 and the listing
 			wantReason: "ok",
 		},
 		{
@@ -153,6 +153,19 @@ func TestPythonRun(t *testing.T) {
 			req:        wire.Run{Code: "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"},
 			wantCode:   137,
 			wantReason: "killed",
+		},
+		{
+			name:       "os._exit without the driver's report",
+			req:        wire.Run{Code: "import os\nprint('x', flush=True)\nos.close(4)\nos._exit(3)"},
+			wantStdout: "x\n",
+			wantCode:   3,
+			wantReason: "error",
+		},
+		{
+			name:       "non-daemon threads are joined before exit",
+			req:        wire.Run{Code: "import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), print('late'))).start()\nprint('main')"},
+			wantStdout: "main\nlate\n",
+			wantReason: "ok",
 		},
 		{
 			name:       "atexit and buffered output",

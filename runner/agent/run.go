@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/paddock-dev/paddock/runner/wire"
@@ -53,6 +54,7 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 		}
 	}
 	start := time.Now()
+	reported := s.interp.reported()
 	go deliver(s.interp.ctl, body)
 	go deliver(s.interp.stdin, req.Stdin)
 	stopTimer := func() bool { return false }
@@ -61,10 +63,13 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 		stopTimer = timer.Stop
 	}
 	defer stopTimer()
+	var status syscall.WaitStatus
 	select {
 	case <-ctx.Done():
 		return wire.Exit{}, ctx.Err()
 	case <-s.interp.exited:
+		status = s.interp.status
+	case status = <-reported:
 	}
 	exec := time.Since(start)
 	stopTimer() // the program is over: from here on only output can end it
@@ -76,7 +81,7 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 			return wire.Exit{}, fmt.Errorf("forwarding output: %w", r.err)
 		}
 	}
-	return exitFrame(s.interp.status, end.why(), res[0], res[1], exec), nil
+	return exitFrame(status, end.why(), res[0], res[1], exec), nil
 }
 
 // drain waits for the output streams to end, kills every remaining user
