@@ -1,0 +1,106 @@
+package wire_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+// TestMessageJSON pins the JSON both ends exchange: the encoding of each
+// message, and that the literal decodes back to the same value.
+func TestMessageJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		msg  any // a wire message value, not a pointer
+		want string
+	}{
+		{
+			name: "hello without interpreter",
+			msg:  wire.Hello{Version: 1, Language: "python"},
+			want: `{"version":1,"language":"python"}`,
+		},
+		{
+			name: "hello with interpreter",
+			msg:  wire.Hello{Version: 1, Language: "node", Interpreter: 42},
+			want: `{"version":1,"language":"node","interpreter_pid":42}`,
+		},
+		{
+			name: "minimal run",
+			msg:  wire.Run{Code: "print(1)"},
+			want: `{"code":"print(1)","timeout_ms":0,"max_stdout":0,"max_stderr":0}`,
+		},
+		{
+			name: "full run",
+			msg: wire.Run{
+				Code: "import sys\nprint(sys.argv)",
+				Files: []wire.File{
+					{Path: "data/in.txt", Content: []byte("hi\n")},
+					{Path: "blob.bin", Content: []byte{0x00, 0xff, 0xfe}},
+					{Path: "empty", Content: []byte{}},
+				},
+				Stdin:     []byte("x"),
+				Args:      []string{"-v", "two words"},
+				Env:       map[string]string{"Z": "last", "A": "first"},
+				TimeoutMS: 5000,
+				MaxStdout: 1 << 20,
+				MaxStderr: 65536,
+			},
+			want: `{"code":"import sys\nprint(sys.argv)",` +
+				`"files":[{"path":"data/in.txt","content":"aGkK"},{"path":"blob.bin","content":"AP/+"},{"path":"empty","content":""}],` +
+				`"stdin":"eA==","args":["-v","two words"],"env":{"A":"first","Z":"last"},` +
+				`"timeout_ms":5000,"max_stdout":1048576,"max_stderr":65536}`,
+		},
+		{
+			name: "file without content",
+			msg:  wire.File{Path: "touch.me"},
+			want: `{"path":"touch.me","content":null}`,
+		},
+		{
+			name: "exit ok",
+			msg:  wire.Exit{Reason: "ok", ExecNS: 1234567},
+			want: `{"exit_code":0,"reason":"ok","exec_ns":1234567}`,
+		},
+		{
+			name: "exit error",
+			msg:  wire.Exit{ExitCode: 3, Reason: "error", ExecNS: 1},
+			want: `{"exit_code":3,"reason":"error","exec_ns":1}`,
+		},
+		{
+			name: "exit killed and truncated",
+			msg:  wire.Exit{ExitCode: 137, Signal: 9, Reason: "output_limit", StdoutTruncated: true, StderrTruncated: true, ExecNS: 2},
+			want: `{"exit_code":137,"signal":9,"reason":"output_limit","stdout_truncated":true,"stderr_truncated":true,"exec_ns":2}`,
+		},
+		{
+			name: "agent failure",
+			msg:  wire.Fail{Message: "fork: resource temporarily unavailable"},
+			want: `{"message":"fork: resource temporarily unavailable"}`,
+		},
+		{
+			name: "bad request",
+			msg:  wire.Fail{BadRequest: true, Message: `file path "../x" escapes the working directory`},
+			want: `{"bad_request":true,"message":"file path \"../x\" escapes the working directory"}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := json.Marshal(tt.msg)
+			if err != nil {
+				t.Fatalf("Marshal: %v", err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("Marshal =\n%s\nwant\n%s", got, tt.want)
+			}
+			back := reflect.New(reflect.TypeOf(tt.msg))
+			if err := json.Unmarshal([]byte(tt.want), back.Interface()); err != nil {
+				t.Fatalf("Unmarshal: %v", err)
+			}
+			if !reflect.DeepEqual(back.Elem().Interface(), tt.msg) {
+				t.Errorf("Unmarshal = %+v, want %+v", back.Elem().Interface(), tt.msg)
+			}
+		})
+	}
+}
