@@ -16,7 +16,12 @@ func (s *server) logRequests(c *gin.Context) {
 	c.Next()
 	status := c.Writer.Status()
 	level := slog.LevelInfo
-	if status >= http.StatusInternalServerError {
+	switch {
+	case c.Request.URL.Path == "/readyz" && status == http.StatusServiceUnavailable:
+		level = slog.LevelDebug // "not ready yet" is a state, not a failure
+	case status == http.StatusServiceUnavailable:
+		level = slog.LevelWarn
+	case status >= http.StatusInternalServerError:
 		level = slog.LevelError
 	}
 	attrs := []slog.Attr{
