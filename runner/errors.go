@@ -10,3 +10,13 @@ var (
 	// ErrBadRequest wraps a request the sandbox refused (bad file path…).
 	ErrBadRequest = errors.New("bad run request")
 )
+
+var (
+	// ErrKernelLost means the kernel's interpreter or sandbox died; its
+	// state is gone and is never silently replaced.
+	ErrKernelLost = errors.New("kernel lost")
+	// ErrNotFound means a file does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrNotSupported means the sandbox lacks an optional ability.
+	ErrNotSupported = errors.New("not supported by this sandbox")
+)

@@ -19,6 +19,20 @@ const (
 	TypeStderr Type = 'E' // agent → host: raw stderr bytes
 	TypeExit   Type = 'X' // agent → host: JSON Exit
 	TypeFail   Type = 'F' // agent → host: JSON Fail, the agent could not run the request
+
+	// Kernel mode (see kernel.go). Requests carry an ID that their reply
+	// echoes.
+	TypeKernel    Type = 'K' // host → agent: JSON KernelOpen; reply Ack
+	TypeExecute   Type = 'C' // host → agent: JSON Execute; then Events, Stdout/Stderr, one Done
+	TypeEvent     Type = 'V' // agent → host: JSON Event of the running cell
+	TypeDone      Type = 'D' // agent → host: JSON Done, the cell ended
+	TypeInterrupt Type = 'I' // host → agent: JSON Request; reply Ack
+	TypeRestart   Type = 'S' // host → agent: JSON Request; reply Ack once the new interpreter is ready
+	TypeFileWrite Type = 'W' // host → agent: JSON FileWrite; reply Ack
+	TypeFileRead  Type = 'G' // host → agent: JSON FileRead; reply Ack with Content
+	TypeFileList  Type = 'L' // host → agent: JSON FileRead (path only); reply Ack with Entries
+	TypeAck       Type = 'A' // agent → host: JSON Ack
+	TypeLost      Type = 'Z' // agent → host: JSON Lost, the interpreter died; state is gone
 )
 
 // MaxPayload bounds one frame's payload. A run request carries its files,
@@ -36,7 +50,9 @@ var (
 
 func (t Type) valid() bool {
 	switch t {
-	case TypeHello, TypeRun, TypeStdout, TypeStderr, TypeExit, TypeFail:
+	case TypeHello, TypeRun, TypeStdout, TypeStderr, TypeExit, TypeFail,
+		TypeKernel, TypeExecute, TypeEvent, TypeDone, TypeInterrupt, TypeRestart,
+		TypeFileWrite, TypeFileRead, TypeFileList, TypeAck, TypeLost:
 		return true
 	}
 	return false

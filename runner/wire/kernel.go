@@ -1,0 +1,111 @@
+package wire
+
+import "time"
+
+// Kernel mode: after Hello the host may send KernelOpen instead of Run. The
+// agent then turns its pre-started interpreter into a kernel that keeps
+// its state between cells, and serves Execute, Interrupt, Restart and the
+// file requests until the host closes the channel. Stdout and Stderr
+// frames during a cell carry what child processes write to the
+// interpreter's descriptors 1 and 2; output of the interpreter's own
+// language-level streams arrives as stream Events, in order with the other
+// events.
+
+// KernelOpen asks for kernel mode.
+type KernelOpen struct {
+	ID  uint64            `json:"id"`
+	Env map[string]string `json:"env,omitempty"`
+}
+
+// Request is a request with no arguments but its ID (Interrupt, Restart).
+type Request struct {
+	ID uint64 `json:"id"`
+}
+
+// Execute runs one cell. At TimeoutMS the agent interrupts the cell, and
+// kills the interpreter (Lost) if it has not ended InterruptGraceMS later.
+// MaxOutput caps the cell's stream bytes; past it the cell is interrupted.
+type Execute struct {
+	ID        uint64            `json:"id"`
+	Code      string            `json:"code"`
+	TimeoutMS int64             `json:"timeout_ms"`
+	Env       map[string]string `json:"env,omitempty"`
+	MaxOutput int64             `json:"max_output"`
+}
+
+// InterruptGraceMS is how long a timed-out cell may take to stop after its
+// interrupt before the agent kills the interpreter.
+const InterruptGraceMS = 2000
+
+// Event is one output of the cell with ID. Type is one of "stream",
+// "display_data", "execute_result", "error" (Jupyter's message types).
+type Event struct {
+	ID             uint64         `json:"id"`
+	Type           string         `json:"type"`
+	Stream         string         `json:"stream,omitempty"` // "stdout" | "stderr"
+	Text           string         `json:"text,omitempty"`
+	Data           map[string]any `json:"data,omitempty"` // MIME bundle
+	Metadata       map[string]any `json:"metadata,omitempty"`
+	ExecutionCount int            `json:"execution_count,omitempty"`
+	Error          *ExecError     `json:"error,omitempty"`
+}
+
+// ExecError is an exception raised by a cell.
+type ExecError struct {
+	Name      string   `json:"name"`
+	Value     string   `json:"value"`
+	Traceback []string `json:"traceback"`
+}
+
+// Done ends the cell with ID. Status is "ok", "error" or "aborted"; Reason
+// is "ok", "error", "interrupted", "timeout", "output_limit" or
+// "kernel_lost" (then a Lost frame follows or came before).
+type Done struct {
+	ID             uint64     `json:"id"`
+	ExecutionCount int        `json:"execution_count"`
+	Status         string     `json:"status"`
+	Reason         string     `json:"reason"`
+	Error          *ExecError `json:"error,omitempty"`
+}
+
+// FileWrite writes Content to Path, relative to the working directory.
+type FileWrite struct {
+	ID      uint64 `json:"id"`
+	Path    string `json:"path"`
+	Content []byte `json:"content"`
+}
+
+// FileRead reads Path (at most Max bytes; more is an error) or, for
+// FileList, lists the directory Path ("" or "." is the working directory).
+type FileRead struct {
+	ID   uint64 `json:"id"`
+	Path string `json:"path"`
+	Max  int64  `json:"max,omitempty"`
+}
+
+// FileEntry is one directory entry in an Ack to FileList.
+type FileEntry struct {
+	Name  string    `json:"name"`
+	Size  int64     `json:"size"`
+	IsDir bool      `json:"is_dir"`
+	Mode  string    `json:"mode"`
+	MTime time.Time `json:"mtime"`
+}
+
+// Ack answers the request with ID. Error is empty on success; BadRequest
+// (the path escapes, is malformed, is too large…) and NotFound refine it.
+type Ack struct {
+	ID         uint64      `json:"id"`
+	Error      string      `json:"error,omitempty"`
+	BadRequest bool        `json:"bad_request,omitempty"`
+	NotFound   bool        `json:"not_found,omitempty"`
+	Content    []byte      `json:"content,omitempty"`
+	Entries    []FileEntry `json:"entries,omitempty"`
+}
+
+// Lost reports that the kernel's interpreter died (OOM, killed, exited).
+// The agent starts no new interpreter on its own.
+type Lost struct {
+	Message string `json:"message"`
+	Signal  int    `json:"signal,omitempty"`
+}
