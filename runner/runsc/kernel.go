@@ -1,0 +1,208 @@
+package runsc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+// kernel drives a sandbox whose agent runs in kernel mode. One goroutine
+// (dispatch) reads every frame and routes it: acks to their waiting
+// request, events and output to the running cell, a loss to everyone.
+type kernel struct {
+	s      *sandbox
+	nextID atomic.Uint64
+
+	mu      sync.Mutex
+	pending map[uint64]chan wire.Ack
+	cell    *cell
+
+	lost     chan struct{}
+	lostOnce sync.Once
+	lostWhy  string
+}
+
+// cell is the execution in progress.
+type cell struct {
+	id     uint64
+	events func(runner.Event)
+	done   chan wire.Done
+}
+
+var (
+	_ runner.KernelOpener = (*sandbox)(nil)
+	_ runner.Kernel       = (*kernel)(nil)
+)
+
+// requestTimeout bounds a request other than Execute; Restart starts a new
+// interpreter and gets longer.
+const (
+	requestTimeout = 30 * time.Second
+	restartTimeout = 2 * time.Minute
+)
+
+// OpenKernel turns the sandbox's pre-started interpreter into a kernel.
+func (s *sandbox) OpenKernel(ctx context.Context, opts runner.KernelOptions) (runner.Kernel, error) {
+	if !s.used.CompareAndSwap(false, true) {
+		return nil, runner.ErrUsed
+	}
+	k := &kernel{s: s, pending: map[uint64]chan wire.Ack{}, lost: make(chan struct{})}
+	go k.dispatch()
+	id := k.nextID.Add(1)
+	if _, err := k.request(ctx, wire.TypeKernel, id, wire.KernelOpen{ID: id, Env: opts.Env}, requestTimeout); err != nil {
+		return nil, fmt.Errorf("opening kernel in %s: %w", s.id, err)
+	}
+	return k, nil
+}
+
+func (k *kernel) Lost() <-chan struct{} { return k.lost }
+
+func (k *kernel) markLost(why string) {
+	k.lostOnce.Do(func() {
+		k.mu.Lock()
+		k.lostWhy = why
+		k.mu.Unlock()
+		close(k.lost)
+		k.s.rt.log.Warn("kernel lost", "sandbox_id", k.s.id, "why", why)
+	})
+}
+
+func (k *kernel) isLost() bool {
+	select {
+	case <-k.lost:
+		return true
+	default:
+		return false
+	}
+}
+
+// dispatch routes frames until the agent's stdout ends.
+func (k *kernel) dispatch() {
+	for fr := range k.s.frames {
+		switch fr.Type {
+		case wire.TypeAck:
+			var a wire.Ack
+			if json.Unmarshal(fr.Payload, &a) != nil {
+				continue
+			}
+			k.mu.Lock()
+			ch := k.pending[a.ID]
+			delete(k.pending, a.ID)
+			k.mu.Unlock()
+			if ch != nil {
+				ch <- a
+			}
+		case wire.TypeEvent:
+			var e wire.Event
+			if json.Unmarshal(fr.Payload, &e) != nil {
+				continue
+			}
+			k.emit(e.ID, toEvent(e))
+		case wire.TypeStdout, wire.TypeStderr:
+			stream := runner.Stdout
+			if fr.Type == wire.TypeStderr {
+				stream = runner.Stderr
+			}
+			k.emit(0, runner.Event{Type: runner.EventStream, Stream: stream, Text: string(fr.Payload)})
+		case wire.TypeDone:
+			var d wire.Done
+			if json.Unmarshal(fr.Payload, &d) != nil {
+				continue
+			}
+			k.mu.Lock()
+			c := k.cell
+			if c != nil && c.id == d.ID {
+				k.cell = nil
+			}
+			k.mu.Unlock()
+			if c != nil && c.id == d.ID {
+				c.done <- d
+			}
+		case wire.TypeLost:
+			var l wire.Lost
+			_ = json.Unmarshal(fr.Payload, &l)
+			k.markLost("interpreter died: " + l.Message)
+		}
+	}
+	k.markLost("sandbox ended")
+}
+
+// emit hands an event to the running cell; id 0 matches any cell (raw
+// output of child processes carries no ID).
+func (k *kernel) emit(id uint64, e runner.Event) {
+	k.mu.Lock()
+	c := k.cell
+	k.mu.Unlock()
+	if c != nil && (id == 0 || id == c.id) && c.events != nil {
+		c.events(e)
+	}
+}
+
+// request sends a frame carrying id and waits for its ack.
+func (k *kernel) request(ctx context.Context, t wire.Type, id uint64, msg any, timeout time.Duration) (wire.Ack, error) {
+	if k.isLost() {
+		return wire.Ack{}, runner.ErrKernelLost
+	}
+	payload, err := json.Marshal(msg)
+	if err != nil {
+		return wire.Ack{}, err
+	}
+	ch := make(chan wire.Ack, 1)
+	k.mu.Lock()
+	k.pending[id] = ch
+	k.mu.Unlock()
+	defer func() {
+		k.mu.Lock()
+		delete(k.pending, id)
+		k.mu.Unlock()
+	}()
+	if err := k.s.w.Write(t, payload); err != nil {
+		return wire.Ack{}, fmt.Errorf("sending %c: %w", t, runner.ErrKernelLost)
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case a := <-ch:
+		return a, ackErr(a)
+	case <-k.lost:
+		return wire.Ack{}, runner.ErrKernelLost
+	case <-timer.C:
+		return wire.Ack{}, fmt.Errorf("agent did not answer %c in %s", t, timeout)
+	case <-ctx.Done():
+		return wire.Ack{}, ctx.Err()
+	}
+}
+
+func ackErr(a wire.Ack) error {
+	switch {
+	case a.Error == "":
+		return nil
+	case a.BadRequest:
+		return fmt.Errorf("%w: %s", runner.ErrBadRequest, a.Error)
+	case a.NotFound:
+		return fmt.Errorf("%w: %s", runner.ErrNotFound, a.Error)
+	}
+	return errors.New(a.Error)
+}
+
+func toEvent(e wire.Event) runner.Event {
+	ev := runner.Event{
+		Type:           runner.EventType(e.Type),
+		Stream:         runner.Stream(e.Stream),
+		Text:           e.Text,
+		Data:           e.Data,
+		Metadata:       e.Metadata,
+		ExecutionCount: e.ExecutionCount,
+	}
+	if e.Error != nil {
+		ev.Error = &runner.ExecError{Name: e.Error.Name, Value: e.Error.Value, Traceback: e.Error.Traceback}
+	}
+	return ev
+}
