@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 )
 
@@ -17,12 +18,14 @@ const (
 	DefaultTimeout        = 10 * time.Second
 	DefaultMaxTimeout     = 60 * time.Second
 	DefaultMaxOutputBytes = 1 << 20
+	DefaultKeepalive      = 10 * time.Second
 )
 
 // Log attribute keys, also used as gin context keys for the request log.
 const (
 	keyTemplate  = "template"
 	keySandboxID = "sandbox_id"
+	keySessionID = "session_id"
 )
 
 // Limits on list sizes in a run request.
@@ -51,6 +54,12 @@ type Config struct {
 	// MaxOutputBytes caps each output stream by default and is the largest
 	// cap a request may ask for.
 	MaxOutputBytes int64
+	// Kernels serves the /v1/sessions routes. Nil disables them: they
+	// answer 501 not_implemented.
+	Kernels *kernels.Manager
+	// Keepalive is how long a streamed execution may stay silent before a
+	// keepalive event is sent.
+	Keepalive time.Duration
 	// Logger receives request logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -60,7 +69,9 @@ type server struct {
 	cfg       Config
 	log       *slog.Logger
 	pool      *pool.Manager
+	kernels   *kernels.Manager  // nil when sessions are disabled
 	byLang    map[string]target // language → where its runs go
+	langOf    map[string]string // template → language
 	languages []string          // sorted, for messages
 }
 
@@ -91,6 +102,7 @@ func New(cfg Config) http.Handler {
 	v1 := r.Group("/v1")
 	v1.POST("/run", s.run)
 	v1.GET("/templates", s.templates)
+	s.sessionRoutes(v1.Group("/sessions", s.needKernels))
 	return r
 }
 
@@ -108,11 +120,16 @@ func newServer(cfg Config) *server {
 	if cfg.MaxOutputBytes <= 0 {
 		cfg.MaxOutputBytes = DefaultMaxOutputBytes
 	}
+	if cfg.Keepalive <= 0 {
+		cfg.Keepalive = DefaultKeepalive
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &server{cfg: cfg, log: cfg.Logger, pool: cfg.Pool, byLang: map[string]target{}}
+	s := &server{cfg: cfg, log: cfg.Logger, pool: cfg.Pool, kernels: cfg.Kernels,
+		byLang: map[string]target{}, langOf: map[string]string{}}
 	for _, t := range cfg.Templates {
+		s.langOf[t.Name] = t.Language
 		if cur, ok := s.byLang[t.Language]; !ok || (t.Name == t.Language && cur.template != t.Language) {
 			timeout := cfg.DefaultTimeout
 			if t.Limits.TimeoutMS > 0 {

@@ -1,8 +1,14 @@
 // Package api is Paddock's HTTP front end: gin routes, request and response
-// DTOs, validation, and the single mapping from errors to HTTP statuses.
+// DTOs, validation, streaming, and the single mapping from errors to HTTP
+// statuses (describeError in errors.go).
 //
 // api is the only package that knows HTTP: it alone imports gin and picks
 // status codes. It sits on top (cmd → api → kernels → pool → runner) and
-// drives sandboxes only through pool; it must not import cmd, a concrete
-// runtime (runner/runsc) or rootfs, and nothing but cmd may import it.
+// drives sandboxes only through pool (one-shot runs) and kernels
+// (sessions); it must not import cmd, a concrete runtime (runner/runsc) or
+// rootfs, and nothing but cmd may import it.
+//
+// Session routes live under /v1/sessions; with Config.Kernels nil they
+// answer 501 not_implemented. Every session request acts for owner(c),
+// the anonymous tenant "" until authentication exists.
 package api

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
 )
@@ -21,6 +24,7 @@ var (
 	errNoRoute      = errors.New("no such route")
 	errNoMethod     = errors.New("method not allowed")
 	errPanic        = errors.New("handler panicked")
+	errNoSessions   = errors.New("sessions disabled")
 )
 
 // requestError is a request the API refuses; its message is shown as is.
@@ -41,45 +45,76 @@ type errorBody struct {
 	Message string `json:"message"`
 }
 
-// writeError is the one place that turns an error into a status and a
-// {code, message} body. 5xx bodies never carry the error's text.
+// writeError writes the response describeError picks for err.
 func (s *server) writeError(c *gin.Context, err error) {
-	var (
-		status int
-		body   errorBody
-		reqErr *requestError
-	)
-	switch {
-	case errors.As(err, &reqErr):
-		status, body = http.StatusBadRequest, errorBody{reqErr.code, reqErr.message}
-	case errors.Is(err, errBodyTooLarge):
-		c.Header("Connection", "close") // the unread body is not drained
-		status, body = http.StatusRequestEntityTooLarge, errorBody{"body_too_large",
-			fmt.Sprintf("request body exceeds %d bytes", s.cfg.MaxBodyBytes)}
-	case errors.Is(err, errNoRoute):
-		status, body = http.StatusNotFound, errorBody{"not_found", "no such route"}
-	case errors.Is(err, errNoMethod):
-		status, body = http.StatusMethodNotAllowed, errorBody{"method_not_allowed",
-			fmt.Sprintf("method %s is not allowed here", c.Request.Method)}
-	case errors.Is(err, pool.ErrUnknownTemplate):
-		status, body = http.StatusBadRequest, errorBody{"unknown_template", "no sandbox template serves this language"}
-	case errors.Is(err, runner.ErrBadRequest):
-		status, body = http.StatusBadRequest, errorBody{"bad_request", err.Error()}
-	case errors.Is(err, pool.ErrBusy):
-		c.Header("Retry-After", "1")
-		status, body = http.StatusServiceUnavailable, errorBody{"busy", "all run slots are busy; retry shortly"}
-	case errors.Is(err, pool.ErrClosed):
-		status, body = http.StatusServiceUnavailable, errorBody{"unavailable", "the server is shutting down"}
-	case isContextErr(err) && c.Request.Context().Err() != nil:
-		s.log.Info("client went away", "method", c.Request.Method, "path", c.Request.URL.Path, "error", err)
-		c.AbortWithStatus(statusClientClosedRequest)
+	status, body := s.describeError(c, err)
+	if status == statusClientClosedRequest {
+		c.AbortWithStatus(status)
 		return
-	default:
-		s.log.Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path, "error", err)
-		status, body = http.StatusInternalServerError, errorBody{"internal", "internal error"}
 	}
 	writeJSON(c, status, body)
 	c.Abort()
+}
+
+// describeError is the one place that turns an error into a status and a
+// {code, message} body, setting the headers that go with them. 5xx bodies
+// never carry the error's text. A streamed execution that already sent
+// its 200 reports the same code and message in its end event.
+func (s *server) describeError(c *gin.Context, err error) (int, errorBody) {
+	var reqErr *requestError
+	switch {
+	case errors.As(err, &reqErr):
+		return http.StatusBadRequest, errorBody{reqErr.code, reqErr.message}
+	case errors.Is(err, errBodyTooLarge):
+		c.Header("Connection", "close") // the unread body is not drained
+		return http.StatusRequestEntityTooLarge, errorBody{"body_too_large",
+			fmt.Sprintf("request body exceeds %d bytes", s.cfg.MaxBodyBytes)}
+	case errors.Is(err, errNoRoute):
+		return http.StatusNotFound, errorBody{"not_found", "no such route"}
+	case errors.Is(err, errNoMethod):
+		return http.StatusMethodNotAllowed, errorBody{"method_not_allowed",
+			fmt.Sprintf("method %s is not allowed here", c.Request.Method)}
+	case errors.Is(err, errNoSessions):
+		return http.StatusNotImplemented, errorBody{"not_implemented", "sessions are not enabled on this server"}
+	case errors.Is(err, pool.ErrUnknownTemplate):
+		return http.StatusBadRequest, errorBody{"unknown_template", "no sandbox template serves this language"}
+	case errors.Is(err, kernels.ErrInvalid):
+		return http.StatusBadRequest, errorBody{"invalid_request", err.Error()}
+	case errors.Is(err, kernels.ErrSessionNotFound):
+		return http.StatusNotFound, errorBody{"session_not_found", "no such session (it may have expired or been deleted)"}
+	case errors.Is(err, kernels.ErrBusy):
+		return http.StatusConflict, errorBody{"busy", `the session is running another execution (or its queue is full); ` +
+			`retry when it ends, or send "queue": true to wait your turn`}
+	case errors.Is(err, kernels.ErrSessionLost):
+		return http.StatusConflict, errorBody{"session_lost", "the session's kernel died (out of memory, crashed or killed) " +
+			"and its state is gone; delete the session and create a new one"}
+	case errors.Is(err, kernels.ErrTooManySessions):
+		c.Header("Retry-After", s.sessionRetryAfter())
+		return http.StatusTooManyRequests, errorBody{"too_many_sessions", fmt.Sprintf(
+			"the server holds its maximum of %d sessions; delete one of yours or retry later", s.kernels.Config().MaxSessions)}
+	case errors.Is(err, runner.ErrBadRequest):
+		return http.StatusBadRequest, errorBody{"bad_request", err.Error()}
+	case errors.Is(err, runner.ErrNotFound):
+		return http.StatusNotFound, errorBody{"file_not_found", "no such file or directory in the session"}
+	case errors.Is(err, runner.ErrNotSupported):
+		return http.StatusNotImplemented, errorBody{"not_implemented", "this server's sandboxes cannot run sessions"}
+	case errors.Is(err, pool.ErrBusy):
+		c.Header("Retry-After", "1")
+		return http.StatusServiceUnavailable, errorBody{"busy", "all run slots are busy; retry shortly"}
+	case errors.Is(err, pool.ErrClosed), errors.Is(err, kernels.ErrClosed):
+		return http.StatusServiceUnavailable, errorBody{"unavailable", "the server is shutting down"}
+	case isContextErr(err) && c.Request.Context().Err() != nil:
+		s.log.Info("client went away", "method", c.Request.Method, "path", c.Request.URL.Path, "error", err)
+		return statusClientClosedRequest, errorBody{"client_closed_request", "the client went away"}
+	}
+	s.log.Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path, "error", err)
+	return http.StatusInternalServerError, errorBody{"internal", "internal error"}
+}
+
+// sessionRetryAfter is when a session slot may have freed: the next reap.
+func (s *server) sessionRetryAfter() string {
+	secs := math.Ceil(s.kernels.Config().ReapInterval.Seconds())
+	return strconv.Itoa(max(1, int(secs)))
 }
 
 func isContextErr(err error) bool {

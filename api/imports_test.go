@@ -21,8 +21,10 @@ type importRule struct {
 
 // TestImportsPointDown enforces the layering of DESIGN.md and STYLE.md
 // on every Go file of the module: cmd → api → kernels → pool → runner,
-// templates, tests included; only api imports gin; runner/runsc and rootfs
-// are wired only by cmd and benchmarks (tests may combine them).
+// templates, tests included (api may import kernels and pool; kernels pool
+// and runner); only api imports gin; runner/runsc and rootfs are wired
+// only by cmd and benchmarks (tests may combine them); the runnertest fake
+// serves tests only.
 func TestImportsPointDown(t *testing.T) {
 	rules := []importRule{
 		{dir: "runner", forbidden: []string{module + "/pool", module + "/kernels", module + "/api", module + "/cmd"}},
@@ -43,6 +45,8 @@ func TestImportsPointDown(t *testing.T) {
 		// Concrete pieces are wired by cmd; their own tests may combine them.
 		{imported: module + "/runner/runsc", allowed: []string{"runner/runsc", "cmd", "benchmarks"}},
 		{imported: module + "/rootfs", allowed: []string{"rootfs", "cmd", "benchmarks"}},
+		{imported: module + "/kernels", allowed: []string{"kernels", "api", "cmd", "benchmarks"}, testsToo: true},
+		{imported: module + "/runner/runnertest", allowed: []string{"runner/runnertest"}},
 	}
 
 	files := 0

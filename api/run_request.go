@@ -34,18 +34,24 @@ type fileRequest struct {
 // fields, whatever the request's Content-Type.
 func decodeRunRequest(body []byte) (runRequest, error) {
 	var req runRequest
+	return req, decodeJSON(body, &req)
+}
+
+// decodeJSON parses body into v (a pointer to a struct) as exactly one
+// JSON object with only known fields.
+func decodeJSON(body []byte, v any) error {
 	if i := invalidUTF8At(body); i >= 0 {
-		return req, invalid("invalid_utf8", "request body is not valid UTF-8 (bad byte at offset %d)", i)
+		return invalid("invalid_utf8", "request body is not valid UTF-8 (bad byte at offset %d)", i)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return req, jsonError(err)
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
 	}
 	if rest := strings.TrimLeft(string(body[dec.InputOffset():]), " \t\r\n"); rest != "" {
-		return req, invalid("invalid_json", "unexpected data after the JSON object at offset %d", len(body)-len(rest))
+		return invalid("invalid_json", "unexpected data after the JSON object at offset %d", len(body)-len(rest))
 	}
-	return req, nil
+	return nil
 }
 
 // jsonError turns a decoding error into a message that names the problem.

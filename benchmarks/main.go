@@ -63,6 +63,13 @@ func run(ctx context.Context, o options) error {
 		}
 		rows = append(rows, row{lang: l.name, kind: "warm one-shot, HTTP end to end (pool hit)", s: s})
 	}
+	for _, l := range langs {
+		s, err := warm.sessionSamples(ctx, l, o.warmN)
+		if err != nil {
+			return errorsJoin(err, warm.stop())
+		}
+		rows = append(rows, row{lang: l.name, kind: "session execute `x + 1`, HTTP round trip", s: s})
+	}
 	if err := warm.stop(); err != nil {
 		return err
 	}

@@ -1,7 +1,16 @@
-// Package kernels will keep stateful Jupyter-style Python and Node sessions
-// alive inside sandboxes taken from the pool (see DESIGN.md). It is not
-// built yet: only one-shot runs exist so far.
+// Package kernels keeps stateful Jupyter-style Python and Node sessions
+// alive inside sandboxes taken from the pool (see DESIGN.md).
 //
-// kernels may import pool, runner and templates; it must not import api or
-// cmd.
+// A Manager owns a bounded table of sessions. Each session holds one
+// sandbox leased from pool.Manager.Acquire and turned into a kernel
+// (runner.KernelOpener); it belongs to one owner (a tenant) and is
+// invisible to every other owner. Executions in a session run one at a
+// time, optionally queued; an idle TTL and a maximum lifetime bound each
+// session, and a reaper closes expired ones and releases their sandboxes.
+// A kernel that dies leaves its session "lost": its state is never
+// silently replaced by a fresh interpreter.
+//
+// kernels imports pool, runner and the standard library. It must not
+// import api, cmd, gin, or a concrete runtime (runner/runsc); nothing here
+// knows HTTP.
 package kernels

@@ -24,6 +24,7 @@ type config struct {
 	Templates    []string
 	PoolSize     int // -1: each template's own size
 	MaxRuns      int
+	MaxSessions  int
 	MaxTimeout   time.Duration
 	MaxBody      int64
 	MaxOutput    int64
@@ -48,6 +49,7 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	})
 	fs.IntVar(&c.PoolSize, "pool-size", -1, "ready sandboxes per template (-1: the template's own pool_size)")
 	fs.IntVar(&c.MaxRuns, "max-runs", 16, "concurrent one-shot runs")
+	fs.IntVar(&c.MaxSessions, "max-sessions", 64, "open sessions; beyond it creating one answers 429")
 	fs.DurationVar(&c.MaxTimeout, "max-timeout", 60*time.Second, "largest wall-time limit a request may ask for")
 	fs.Int64Var(&c.MaxBody, "max-body", 10<<20, "request body limit in bytes")
 	fs.Int64Var(&c.MaxOutput, "max-output", 1<<20, "per-stream output cap in bytes (default and maximum)")
@@ -81,6 +83,9 @@ func (c *config) Validate() error {
 	}
 	if c.MaxRuns < 1 {
 		errs = append(errs, errors.New("--max-runs must be at least 1"))
+	}
+	if c.MaxSessions < 1 {
+		errs = append(errs, errors.New("--max-sessions must be at least 1"))
 	}
 	if c.MaxTimeout < time.Second {
 		errs = append(errs, errors.New("--max-timeout must be at least 1s"))

@@ -55,8 +55,8 @@ func newE2E(t *testing.T) *e2e {
 		e.srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := st.Pool.Close(ctx); err != nil {
-			t.Errorf("closing pool: %v", err)
+		if err := st.Close(ctx); err != nil {
+			t.Errorf("closing: %v", err)
 		}
 		if ids := e.list(t); len(ids) > 0 {
 			t.Errorf("sandboxes left after close: %v", ids)

@@ -48,9 +48,10 @@ func serve(ctx context.Context, args []string) error {
 	return errors.Join(shutdownErr, closePool(ctx, st, cfg))
 }
 
-// closePool destroys every sandbox, bounded by its own deadline.
+// closePool ends every session and destroys every sandbox, bounded by its
+// own deadline.
 func closePool(ctx context.Context, st *stack, cfg *config) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	return st.Pool.Close(cctx)
+	return st.Close(cctx)
 }

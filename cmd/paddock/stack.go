@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/api"
+	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/rootfs"
 	"github.com/paddock-dev/paddock/runner"
@@ -17,11 +18,18 @@ import (
 	"github.com/paddock-dev/paddock/templates"
 )
 
-// stack is the wired server: runtime → pool → API.
+// stack is the wired server: runtime → pool → kernels → API.
 type stack struct {
 	Runtime *runsc.Runtime
 	Pool    *pool.Manager
+	Kernels *kernels.Manager
 	Handler http.Handler
+}
+
+// Close ends every session, then destroys every sandbox (the pool waits for
+// leased ones, so the kernels go first).
+func (st *stack) Close(ctx context.Context) error {
+	return errors.Join(st.Kernels.Close(ctx), st.Pool.Close(ctx))
 }
 
 // buildStack resolves templates and their root filesystems, reaps orphans
@@ -86,15 +94,21 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		return nil, err
 	}
 	p.Start()
+	k, err := kernels.New(p, kernels.Config{MaxSessions: cfg.MaxSessions}, logger)
+	if err != nil {
+		return nil, errors.Join(err, p.Close(context.WithoutCancel(ctx)))
+	}
+	k.Start()
 	h := api.New(api.Config{
 		Pool:           p,
+		Kernels:        k,
 		Templates:      infos,
 		MaxBodyBytes:   cfg.MaxBody,
 		MaxTimeout:     cfg.MaxTimeout,
 		MaxOutputBytes: cfg.MaxOutput,
 		Logger:         logger,
 	})
-	return &stack{Runtime: rt, Pool: p, Handler: h}, nil
+	return &stack{Runtime: rt, Pool: p, Kernels: k, Handler: h}, nil
 }
 
 func limitsOf(t templates.Template) runner.Limits {

@@ -25,6 +25,9 @@ type Runtime struct {
 	StartFunc StartFunc
 	// RunFunc is given to every sandbox made by NewSandbox.
 	RunFunc RunFunc
+	// KernelFunc is given to every sandbox made by NewSandbox; it sets up
+	// (or fails) each kernel those sandboxes open.
+	KernelFunc KernelFunc
 	// StartDelay makes Start wait this long (or until ctx is done) before
 	// starting, to simulate slow starts.
 	StartDelay time.Duration
@@ -63,17 +66,19 @@ func (r *Runtime) Start(ctx context.Context, spec runner.Spec) (runner.Sandbox, 
 	return r.NewSandbox(spec), nil
 }
 
-// NewSandbox returns a tracked sandbox for spec whose Run uses r.RunFunc.
+// NewSandbox returns a tracked sandbox for spec whose Run uses r.RunFunc
+// and whose OpenKernel uses r.KernelFunc.
 func (r *Runtime) NewSandbox(spec runner.Spec) *Sandbox {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.started++
 	sb := &Sandbox{
-		RunFunc: r.RunFunc,
-		Spec:    spec,
-		id:      fmt.Sprintf("fake-%04d", r.started),
-		rt:      r,
-		done:    make(chan struct{}),
+		RunFunc:    r.RunFunc,
+		KernelFunc: r.KernelFunc,
+		Spec:       spec,
+		id:         fmt.Sprintf("fake-%04d", r.started),
+		rt:         r,
+		done:       make(chan struct{}),
 	}
 	r.sandboxes = append(r.sandboxes, sb)
 	return sb

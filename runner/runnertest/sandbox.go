@@ -16,6 +16,9 @@ type Sandbox struct {
 	// RunFunc, when set, replaces the default run, which echoes Code on
 	// stdout (capped at MaxStdout) and exits 0.
 	RunFunc RunFunc
+	// KernelFunc, when set, is called by OpenKernel with the new kernel
+	// before it is returned.
+	KernelFunc KernelFunc
 	// Spec is the spec the sandbox was started with.
 	Spec runner.Spec
 
@@ -24,8 +27,10 @@ type Sandbox struct {
 	done chan struct{}
 	once sync.Once
 
+	uses     atomic.Int32 // Run and OpenKernel calls: a sandbox serves one
 	runs     atomic.Int32
 	destroys atomic.Int32
+	kernel   atomic.Pointer[Kernel]
 }
 
 var _ runner.Sandbox = (*Sandbox)(nil)
@@ -41,10 +46,11 @@ func (s *Sandbox) ID() string { return s.id }
 // Done is closed by Destroy or Kill.
 func (s *Sandbox) Done() <-chan struct{} { return s.done }
 
-// Run runs req once. A second call fails with runner.ErrUsed; a call on a
-// dead sandbox fails with runner.ErrSandboxLost.
+// Run runs req once. A second call, or one after OpenKernel, fails with
+// runner.ErrUsed; a call on a dead sandbox fails with runner.ErrSandboxLost.
 func (s *Sandbox) Run(ctx context.Context, req runner.RunRequest, out runner.OutputFunc) (runner.RunResult, error) {
-	if s.runs.Add(1) > 1 {
+	s.runs.Add(1)
+	if s.uses.Add(1) > 1 {
 		return runner.RunResult{}, fmt.Errorf("fake sandbox %s: %w", s.id, runner.ErrUsed)
 	}
 	select {

@@ -1,0 +1,154 @@
+package api
+
+import (
+	"cmp"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paddock-dev/paddock/runner"
+)
+
+// executeResponse is the body of a completed execution, and the end event
+// of a streamed one.
+type executeResponse struct {
+	ExecutionCount int           `json:"execution_count"`
+	Stdout         string        `json:"stdout"`
+	Stderr         string        `json:"stderr"`
+	Results        []resultItem  `json:"results"`
+	Error          *execError    `json:"error"`
+	Status         string        `json:"status"`
+	Reason         string        `json:"reason"`
+	Message        string        `json:"message,omitempty"` // why a stream ended early
+	Timing         executeTiming `json:"timing"`
+}
+
+// resultItem is one rich output: display_data (Main false) or the cell's
+// execute_result (Main true).
+type resultItem struct {
+	Data     map[string]any `json:"data"`
+	Metadata map[string]any `json:"metadata"`
+	Main     bool           `json:"main"`
+}
+
+type execError struct {
+	Name      string   `json:"name"`
+	Value     string   `json:"value"`
+	Traceback []string `json:"traceback"`
+}
+
+type executeTiming struct {
+	ExecMS  float64 `json:"exec_ms"`
+	TotalMS float64 `json:"total_ms"`
+}
+
+// execute serves POST /v1/sessions/{id}/execute: one cell, answered as
+// one JSON object, or streamed as NDJSON or SSE when Accept asks for it.
+func (s *server) execute(c *gin.Context) {
+	begin := time.Now()
+	id := sessionID(c)
+	body, err := s.readBody(c)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	var req executeRequest
+	if err := decodeJSON(body, &req); err != nil {
+		s.writeError(c, err)
+		return
+	}
+	opts, err := s.toExecuteOptions(req)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	if format := streamFormat(c.GetHeader("Accept")); format != "" {
+		s.executeStream(c, id, opts, format, begin)
+		return
+	}
+	var out cellOutput
+	res, err := s.kernels.Execute(c.Request.Context(), owner(c), id, opts, out.add)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, out.response(res, time.Since(begin)))
+}
+
+// Stream formats chosen by the Accept header.
+const (
+	formatNDJSON = "application/x-ndjson"
+	formatSSE    = "text/event-stream"
+)
+
+// streamFormat returns the first streaming media type accept names, or ""
+// for a plain JSON answer.
+func streamFormat(accept string) string {
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err == nil && (mt == formatNDJSON || mt == formatSSE) {
+			return mt
+		}
+	}
+	return ""
+}
+
+// cellOutput gathers a cell's events into its summary.
+type cellOutput struct {
+	stdout, stderr strings.Builder
+	results        []resultItem
+	err            *runner.ExecError
+}
+
+func (o *cellOutput) add(e runner.Event) {
+	switch e.Type {
+	case runner.EventStream:
+		if e.Stream == runner.Stderr {
+			o.stderr.WriteString(e.Text)
+		} else {
+			o.stdout.WriteString(e.Text)
+		}
+	case runner.EventDisplayData, runner.EventExecuteResult:
+		o.results = append(o.results, resultItem{Data: orEmpty(e.Data), Metadata: orEmpty(e.Metadata),
+			Main: e.Type == runner.EventExecuteResult})
+	case runner.EventError:
+		o.err = e.Error
+	}
+}
+
+func (o *cellOutput) response(res runner.ExecuteResult, total time.Duration) executeResponse {
+	r := executeResponse{
+		ExecutionCount: res.ExecutionCount,
+		Stdout:         o.stdout.String(),
+		Stderr:         o.stderr.String(),
+		Results:        o.results,
+		Status:         res.Status,
+		Reason:         string(res.Reason),
+		Timing:         executeTiming{ExecMS: millis(res.Exec), TotalMS: millis(total)},
+	}
+	if r.Results == nil {
+		r.Results = []resultItem{}
+	}
+	if e := cmp.Or(res.Error, o.err); e != nil {
+		r.Error = newExecError(e)
+	}
+	return r
+}
+
+func newExecError(e *runner.ExecError) *execError {
+	tb := e.Traceback
+	if tb == nil {
+		tb = []string{}
+	}
+	return &execError{Name: e.Name, Value: e.Value, Traceback: tb}
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}

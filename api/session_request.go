@@ -1,0 +1,70 @@
+package api
+
+import (
+	"time"
+
+	"github.com/paddock-dev/paddock/kernels"
+)
+
+// createSessionRequest is the body of POST /v1/sessions.
+type createSessionRequest struct {
+	Language string            `json:"language"`
+	TTLS     int64             `json:"ttl_s"`
+	Env      map[string]string `json:"env"`
+}
+
+// executeRequest is the body of POST /v1/sessions/{id}/execute.
+type executeRequest struct {
+	Code      *string           `json:"code"`
+	TimeoutMS int64             `json:"timeout_ms"`
+	Env       map[string]string `json:"env"`
+	Queue     bool              `json:"queue"`
+}
+
+// toCreateOptions checks req against the kernels' limits, in the API's
+// units.
+func (s *server) toCreateOptions(req createSessionRequest) (kernels.CreateOptions, error) {
+	var out kernels.CreateOptions
+	tgt, err := s.targetFor(req.Language)
+	if err != nil {
+		return out, err
+	}
+	out.Template = tgt.template
+	cfg := s.kernels.Config()
+	maxS := int64(cfg.MaxTTL / time.Second)
+	if req.TTLS < 0 || req.TTLS > maxS {
+		return out, invalid("invalid_request", "ttl_s must be between 1 and %d, or 0 for the default (%d); got %d",
+			maxS, int64(cfg.DefaultTTL/time.Second), req.TTLS)
+	}
+	out.TTL = time.Duration(req.TTLS) * time.Second
+	if out.Env, err = checkEnv(req.Env); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// toExecuteOptions checks req against the kernels' limits, in the API's
+// units.
+func (s *server) toExecuteOptions(req executeRequest) (kernels.ExecuteOptions, error) {
+	var out kernels.ExecuteOptions
+	if req.Code == nil {
+		return out, invalid("invalid_request", "code is required")
+	}
+	if *req.Code == "" {
+		return out, invalid("invalid_request", "code must not be empty")
+	}
+	out.Code = *req.Code
+	cfg := s.kernels.Config()
+	maxMS := cfg.MaxTimeout.Milliseconds()
+	if req.TimeoutMS < 0 || req.TimeoutMS > maxMS {
+		return out, invalid("invalid_request", "timeout_ms must be between 1 and %d, or 0 for the default (%d); got %d",
+			maxMS, cfg.DefaultTimeout.Milliseconds(), req.TimeoutMS)
+	}
+	out.Timeout = time.Duration(req.TimeoutMS) * time.Millisecond
+	var err error
+	if out.Env, err = checkEnv(req.Env); err != nil {
+		return out, err
+	}
+	out.Queue = req.Queue
+	return out, nil
+}

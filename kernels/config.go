@@ -1,0 +1,83 @@
+package kernels
+
+import (
+	"errors"
+	"time"
+)
+
+// Defaults for zero Config fields.
+const (
+	DefaultMaxSessions    = 64
+	DefaultTTL            = 15 * time.Minute
+	DefaultMaxTTL         = 24 * time.Hour
+	DefaultMaxLifetime    = 12 * time.Hour
+	DefaultReapInterval   = 10 * time.Second
+	DefaultExecuteTimeout = 30 * time.Second
+	DefaultMaxTimeout     = 10 * time.Minute
+	DefaultMaxOutput      = 1 << 20
+	DefaultMaxQueue       = 8
+)
+
+// Config is the manager's typed configuration. Zero fields take defaults.
+type Config struct {
+	// MaxSessions caps open sessions (lost ones included, until deleted
+	// or expired). Create fails with ErrTooManySessions beyond it; nothing
+	// is evicted.
+	MaxSessions int
+	// DefaultTTL is a session's idle TTL when Create gives none; every use
+	// refreshes it. MaxTTL is the largest TTL Create may ask for.
+	DefaultTTL time.Duration
+	MaxTTL     time.Duration
+	// MaxLifetime bounds a session's age, however busy it is.
+	MaxLifetime time.Duration
+	// ReapInterval is how often the reaper looks for expired sessions.
+	ReapInterval time.Duration
+	// DefaultTimeout is a cell's wall-time limit when Execute gives none;
+	// MaxTimeout is the largest it may ask for.
+	DefaultTimeout time.Duration
+	MaxTimeout     time.Duration
+	// MaxOutput caps the stream bytes one cell may produce.
+	MaxOutput int64
+	// MaxQueue caps the executions waiting for their turn in one session.
+	MaxQueue int
+	// Now is the clock; nil means time.Now. Tests set a fake one.
+	Now func() time.Time
+}
+
+// withDefaults validates c and returns a copy with defaults filled in.
+func (c Config) withDefaults() (Config, error) {
+	if c.MaxSessions < 0 || c.DefaultTTL < 0 || c.MaxTTL < 0 || c.MaxLifetime < 0 || c.ReapInterval < 0 ||
+		c.DefaultTimeout < 0 || c.MaxTimeout < 0 || c.MaxOutput < 0 || c.MaxQueue < 0 {
+		return Config{}, errors.New("kernels config: negative limit")
+	}
+	set := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if c.MaxSessions == 0 {
+		c.MaxSessions = DefaultMaxSessions
+	}
+	set(&c.MaxTTL, DefaultMaxTTL)
+	set(&c.DefaultTTL, min(DefaultTTL, c.MaxTTL))
+	set(&c.MaxLifetime, DefaultMaxLifetime)
+	set(&c.ReapInterval, DefaultReapInterval)
+	set(&c.MaxTimeout, DefaultMaxTimeout)
+	set(&c.DefaultTimeout, min(DefaultExecuteTimeout, c.MaxTimeout))
+	if c.MaxOutput == 0 {
+		c.MaxOutput = DefaultMaxOutput
+	}
+	if c.MaxQueue == 0 {
+		c.MaxQueue = DefaultMaxQueue
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	switch {
+	case c.DefaultTTL > c.MaxTTL:
+		return Config{}, errors.New("kernels config: DefaultTTL exceeds MaxTTL")
+	case c.DefaultTimeout > c.MaxTimeout:
+		return Config{}, errors.New("kernels config: DefaultTimeout exceeds MaxTimeout")
+	}
+	return c, nil
+}

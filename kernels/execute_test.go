@@ -1,0 +1,302 @@
+package kernels_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/paddock-dev/paddock/kernels"
+	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/runnertest"
+)
+
+func TestExecuteKeepsState(t *testing.T) {
+	f := newFixture(t, &runnertest.Runtime{}, kernels.Config{MaxOutput: 100, DefaultTimeout: 5 * time.Second})
+	info := f.create(t, "", kernels.CreateOptions{TTL: time.Minute})
+
+	var events []runner.Event
+	f.clock.Advance(10 * time.Second)
+	res, err := f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "x = 41\nprint hi\nx", Env: map[string]string{"E": "1"}},
+		func(e runner.Event) { events = append(events, e) })
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	wantEvents := []runner.Event{
+		{Type: runner.EventStream, Stream: runner.Stdout, Text: "hi\n"},
+		{Type: runner.EventExecuteResult, Data: map[string]any{"text/plain": "41"}, ExecutionCount: 1},
+	}
+	if !reflect.DeepEqual(events, wantEvents) {
+		t.Errorf("events = %+v\nwant     %+v", events, wantEvents)
+	}
+	if want := (runner.ExecuteResult{ExecutionCount: 1, Status: "ok", Reason: "ok", Exec: time.Millisecond}); !reflect.DeepEqual(res, want) {
+		t.Errorf("result = %+v, want %+v", res, want)
+	}
+	wantReq := runner.ExecuteRequest{Code: "x = 41\nprint hi\nx", Timeout: 5 * time.Second, Env: map[string]string{"E": "1"}, MaxOutput: 100}
+	if got := f.kernel(t, info).Requests(); len(got) != 1 || !reflect.DeepEqual(got[0], wantReq) {
+		t.Errorf("kernel requests = %+v, want [%+v]", got, wantReq)
+	}
+
+	res, err = f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "raise NameError: y", Timeout: time.Second}, nil)
+	if err != nil || res.Status != "error" || res.Error == nil || res.Error.Name != "NameError" || res.ExecutionCount != 2 {
+		t.Errorf("failing cell = %+v, %v; want an error result at count 2", res, err)
+	}
+	got, err := f.m.Get("", info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := kernels.Info{ID: info.ID, Template: "python", SandboxID: "fake-0001", CreatedAt: t0,
+		LastUsed: t0.Add(10 * time.Second), ExpiresAt: t0.Add(70 * time.Second), TTL: time.Minute, ExecutionCount: 2, State: "idle"}
+	if got != want {
+		t.Errorf("Get = %+v\nwant  %+v", got, want)
+	}
+}
+
+func TestExecuteTimeoutValidation(t *testing.T) {
+	f := newFixture(t, &runnertest.Runtime{}, kernels.Config{MaxTimeout: time.Minute, DefaultTimeout: 10 * time.Second})
+	info := f.create(t, "", kernels.CreateOptions{})
+	for _, d := range []time.Duration{-time.Millisecond, time.Minute + 1} {
+		_, err := f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "1", Timeout: d}, nil)
+		want := "timeout must be between 1ms and 1m0s, or 0 for the default (10s); got " + d.String()
+		if !errors.Is(err, kernels.ErrInvalid) || err.Error() != want {
+			t.Errorf("Timeout %s: error = %v, want ErrInvalid %q", d, err, want)
+		}
+	}
+}
+
+func TestBusyAndQueue(t *testing.T) {
+	f := newFixture(t, &runnertest.Runtime{}, kernels.Config{MaxQueue: 1})
+	info := f.create(t, "", kernels.CreateOptions{})
+	k := f.kernel(t, info)
+	first := f.goExecute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "sleep 1h"})
+	waitFor(t, "first cell running", k.Running)
+	if got := state(f.m, "", info.ID)(); got != "busy" {
+		t.Errorf("State = %q, want busy", got)
+	}
+
+	_, err := f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "1"}, nil)
+	if !errors.Is(err, kernels.ErrBusy) {
+		t.Errorf("concurrent Execute error = %v, want ErrBusy", err)
+	}
+	queued := f.goExecute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "queued", Queue: true})
+	waitFor(t, "second call queued", func() bool { got, _ := f.m.Get("", info.ID); return got.Queued == 1 })
+	if _, err := f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "2", Queue: true}, nil); !errors.Is(err, kernels.ErrBusy) {
+		t.Errorf("Execute with a full queue: error = %v, want ErrBusy", err)
+	}
+	// A queued call whose caller gives up leaves the line without harm.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := f.m.Execute(ctx, "", info.ID, kernels.ExecuteOptions{Code: "3", Queue: true}, nil); !errors.Is(err, kernels.ErrBusy) && !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled queued Execute error = %v", err)
+	}
+
+	if err := f.m.Interrupt(t.Context(), "", info.ID); err != nil {
+		t.Fatalf("Interrupt: %v", err)
+	}
+	if o := <-first; o.err != nil || o.res.Reason != runner.ReasonInterrupted {
+		t.Errorf("first cell = %+v, %v; want interrupted", o.res, o.err)
+	}
+	if o := <-queued; o.err != nil || o.res.Status != "ok" || o.res.ExecutionCount != 2 {
+		t.Errorf("queued cell = %+v, %v; want ok at count 2", o.res, o.err)
+	}
+	waitFor(t, "idle", func() bool { return state(f.m, "", info.ID)() == "idle" })
+	if got := k.Overlaps(); got != 0 {
+		t.Errorf("kernel saw %d overlapping calls", got)
+	}
+}
+
+func TestQueueWaitEndsWithContext(t *testing.T) {
+	f := newFixture(t, &runnertest.Runtime{}, kernels.Config{})
+	info := f.create(t, "", kernels.CreateOptions{})
+	k := f.kernel(t, info)
+	first := f.goExecute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "sleep 1h"})
+	waitFor(t, "cell running", k.Running)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := f.m.Execute(ctx, "", info.ID, kernels.ExecuteOptions{Code: "1", Queue: true}, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("queued Execute error = %v, want DeadlineExceeded", err)
+	}
+	if err := f.m.Interrupt(t.Context(), "", info.ID); err != nil {
+		t.Fatal(err)
+	}
+	<-first
+	if _, err := f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "1"}, nil); err != nil {
+		t.Errorf("Execute after the abandoned wait: %v (turn leaked?)", err)
+	}
+}
+
+// A caller that goes away mid-cell interrupts the cell; the session stays
+// usable.
+func TestCancelInterrupts(t *testing.T) {
+	f := newFixture(t, &runnertest.Runtime{}, kernels.Config{})
+	info := f.create(t, "", kernels.CreateOptions{})
+	k := f.kernel(t, info)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := f.goExecute(ctx, "", info.ID, kernels.ExecuteOptions{Code: "sleep 1h"})
+	waitFor(t, "cell running", k.Running)
+	cancel()
+	o := <-done
+	if !errors.Is(o.err, context.Canceled) || o.res.Reason != runner.ReasonInterrupted {
+		t.Errorf("Execute = %+v, %v; want interrupted and context.Canceled", o.res, o.err)
+	}
+	if got := k.Interrupts(); got != 1 {
+		t.Errorf("Interrupts = %d, want 1", got)
+	}
+	if res, err := f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "1"}, nil); err != nil || res.ExecutionCount != 2 {
+		t.Errorf("next Execute = %+v, %v; want ok at count 2", res, err)
+	}
+}
+
+func TestLostKernel(t *testing.T) {
+	tests := []struct {
+		name       string
+		kill       func(t *testing.T, f *fixture, k *runnertest.Kernel, id string) (runner.ExecuteResult, error)
+		wantResult runner.ExecuteResult
+		wantErr    error
+	}{
+		{
+			name: "interpreter dies while idle",
+			kill: func(t *testing.T, f *fixture, k *runnertest.Kernel, id string) (runner.ExecuteResult, error) {
+				k.Lose()
+				waitFor(t, "lost", func() bool { return state(f.m, "", id)() == "lost" })
+				return runner.ExecuteResult{}, nil
+			},
+		},
+		{
+			name: "cell kills the interpreter",
+			kill: func(t *testing.T, f *fixture, _ *runnertest.Kernel, id string) (runner.ExecuteResult, error) {
+				return f.m.Execute(context.Background(), "", id, kernels.ExecuteOptions{Code: "die"}, nil)
+			},
+			wantErr: kernels.ErrSessionLost,
+		},
+		{
+			name: "out of memory",
+			kill: func(t *testing.T, f *fixture, _ *runnertest.Kernel, id string) (runner.ExecuteResult, error) {
+				return f.m.Execute(context.Background(), "", id, kernels.ExecuteOptions{Code: "oom"}, nil)
+			},
+			wantResult: runner.ExecuteResult{ExecutionCount: 2, Status: "aborted", Reason: "oom", Exec: time.Millisecond},
+		},
+		{
+			name: "kernel reports kernel_lost",
+			kill: func(t *testing.T, f *fixture, k *runnertest.Kernel, id string) (runner.ExecuteResult, error) {
+				k.ExecuteFunc = func(context.Context, runner.ExecuteRequest, func(runner.Event)) (runner.ExecuteResult, error) {
+					return runner.ExecuteResult{Status: "aborted", Reason: runner.ReasonKernelLost}, nil
+				}
+				return f.m.Execute(context.Background(), "", id, kernels.ExecuteOptions{Code: "x"}, nil)
+			},
+			wantResult: runner.ExecuteResult{ExecutionCount: 2, Status: "aborted", Reason: "kernel_lost", Exec: time.Millisecond},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, &runnertest.Runtime{}, kernels.Config{})
+			info := f.create(t, "", kernels.CreateOptions{})
+			k := f.kernel(t, info)
+			if _, err := f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "x = 1"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			res, err := tc.kill(t, f, k, info.ID)
+			if !errors.Is(err, tc.wantErr) || res != tc.wantResult {
+				t.Fatalf("killing cell = %+v, %v; want %+v, %v", res, err, tc.wantResult, tc.wantErr)
+			}
+			if got := state(f.m, "", info.ID)(); got != "lost" {
+				t.Errorf("State = %q, want lost", got)
+			}
+			waitFor(t, "sandbox released", func() bool { return f.rt.Live() == 0 })
+
+			calls := map[string]error{}
+			_, calls["Execute"] = f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "x"}, nil)
+			calls["Interrupt"] = f.m.Interrupt(t.Context(), "", info.ID)
+			_, calls["Restart"] = f.m.Restart(t.Context(), "", info.ID)
+			calls["WriteFile"] = f.m.WriteFile(t.Context(), "", info.ID, "a", nil)
+			_, calls["ReadFile"] = f.m.ReadFile(t.Context(), "", info.ID, "a", 1)
+			_, calls["ListFiles"] = f.m.ListFiles(t.Context(), "", info.ID, "")
+			for name, err := range calls {
+				if !errors.Is(err, kernels.ErrSessionLost) {
+					t.Errorf("%s error = %v, want ErrSessionLost", name, err)
+				}
+			}
+			if got := k.Restarts(); got != 0 {
+				t.Errorf("the lost kernel was restarted %d times", got)
+			}
+			if got := f.rt.Started(); got != 1 {
+				t.Errorf("sandboxes started = %d, want 1 (state is never replaced)", got)
+			}
+			if err := f.m.Delete(t.Context(), "", info.ID); err != nil {
+				t.Errorf("Delete of a lost session: %v", err)
+			}
+			if _, err := f.m.Get("", info.ID); !errors.Is(err, kernels.ErrSessionNotFound) {
+				t.Errorf("Get after Delete error = %v, want ErrSessionNotFound", err)
+			}
+		})
+	}
+}
+
+// A kernel that ignores its own timeout and the interrupt is declared lost
+// and abandoned; its late events go nowhere.
+func TestUnresponsiveKernelIsLost(t *testing.T) {
+	f := newFixture(t, &runnertest.Runtime{KernelFunc: func(_ context.Context, _ runner.KernelOptions, k *runnertest.Kernel) error {
+		k.ExecuteFunc = func(_ context.Context, _ runner.ExecuteRequest, events func(runner.Event)) (runner.ExecuteResult, error) {
+			<-k.Lost() // wedged until killed
+			events(runner.Event{Type: runner.EventStream, Stream: runner.Stdout, Text: "late"})
+			return runner.ExecuteResult{}, runner.ErrKernelLost
+		}
+		k.InterruptFunc = func(context.Context) error { return nil }
+		return nil
+	}}, kernels.Config{})
+	f.m.SetExecuteSlack(10 * time.Millisecond)
+	info := f.create(t, "", kernels.CreateOptions{})
+	var mu sync.Mutex
+	var events []runner.Event
+	_, err := f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "x", Timeout: time.Millisecond}, func(e runner.Event) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	})
+	if !errors.Is(err, kernels.ErrSessionLost) {
+		t.Errorf("Execute error = %v, want ErrSessionLost", err)
+	}
+	if got := state(f.m, "", info.ID)(); got != "lost" {
+		t.Errorf("State = %q, want lost", got)
+	}
+	waitFor(t, "sandbox released", func() bool { return f.rt.Live() == 0 })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(events) != 0 {
+		t.Errorf("events after Execute returned: %+v", events)
+	}
+}
+
+func TestRestart(t *testing.T) {
+	f := newFixture(t, &runnertest.Runtime{}, kernels.Config{})
+	info := f.create(t, "", kernels.CreateOptions{})
+	k := f.kernel(t, info)
+	if _, err := f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "x = 1"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	running := f.goExecute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "sleep 1h"})
+	waitFor(t, "cell running", k.Running)
+	queued := f.goExecute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "x", Queue: true})
+	waitFor(t, "a call queued", func() bool { got, _ := f.m.Get("", info.ID); return got.Queued == 1 })
+
+	got, err := f.m.Restart(t.Context(), "", info.ID)
+	if err != nil {
+		t.Fatalf("Restart: %v", err)
+	}
+	if got.ID != info.ID || got.ExecutionCount != 0 || got.State != "busy" && got.State != "idle" {
+		t.Errorf("Restart = %+v, want the same id at count 0", got)
+	}
+	if o := <-running; o.res.Reason != runner.ReasonInterrupted {
+		t.Errorf("running cell = %+v, %v; want interrupted by the restart", o.res, o.err)
+	}
+	// The queued cell ran after the restart, on a fresh interpreter.
+	o := <-queued
+	if o.err != nil || o.res.ExecutionCount != 1 {
+		t.Errorf("queued cell = %+v, %v; want count 1 after restart", o.res, o.err)
+	}
+	if got := [3]int{k.Restarts(), k.Interrupts(), k.Overlaps()}; got != [3]int{1, 1, 0} {
+		t.Errorf("restarts, interrupts, overlaps = %v, want [1 1 0]", got)
+	}
+}

@@ -1,0 +1,45 @@
+package kernels
+
+import (
+	"context"
+
+	"github.com/paddock-dev/paddock/runner"
+)
+
+// File operations run beside a running cell: each is its own request to
+// the kernel, which resolves paths inside the sandbox and refuses those
+// leaving the working directory (runner.ErrBadRequest); a missing file is
+// runner.ErrNotFound.
+
+// WriteFile writes content to path in the owner's session id.
+func (m *Manager) WriteFile(ctx context.Context, owner, id, path string, content []byte) error {
+	s, err := m.pin(owner, id)
+	if err != nil {
+		return err
+	}
+	defer m.unpin(s)
+	return m.kernelErr(s, "writing a file in", s.k.WriteFile(ctx, path, content))
+}
+
+// ReadFile reads path, of at most maxBytes, from the owner's session id.
+func (m *Manager) ReadFile(ctx context.Context, owner, id, path string, maxBytes int64) ([]byte, error) {
+	s, err := m.pin(owner, id)
+	if err != nil {
+		return nil, err
+	}
+	defer m.unpin(s)
+	b, err := s.k.ReadFile(ctx, path, maxBytes)
+	return b, m.kernelErr(s, "reading a file in", err)
+}
+
+// ListFiles lists the directory dir ("" is the working directory) of the
+// owner's session id.
+func (m *Manager) ListFiles(ctx context.Context, owner, id, dir string) ([]runner.FileInfo, error) {
+	s, err := m.pin(owner, id)
+	if err != nil {
+		return nil, err
+	}
+	defer m.unpin(s)
+	files, err := s.k.ListFiles(ctx, dir)
+	return files, m.kernelErr(s, "listing files in", err)
+}

@@ -1,0 +1,139 @@
+package kernels
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+)
+
+// Get describes the owner's session id. A lost session is still shown
+// (State "lost"); an expired one is not found.
+func (m *Manager) Get(owner, id string) (Info, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, err := m.lookupLocked(owner, id)
+	if err != nil {
+		return Info{}, err
+	}
+	return m.infoLocked(s), nil
+}
+
+// List describes the owner's sessions, oldest first.
+func (m *Manager) List(owner string) []Info {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := []Info{}
+	now := m.cfg.Now()
+	for _, s := range m.sessions {
+		if s.owner == owner && !m.expiredLocked(s, now) {
+			out = append(out, m.infoLocked(s))
+		}
+	}
+	slices.SortFunc(out, func(a, b Info) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return out
+}
+
+// Delete closes the owner's session id and releases its sandbox. An
+// execution in flight ends as the kernel goes away. Lost sessions can be
+// deleted; expired ones are not found.
+func (m *Manager) Delete(ctx context.Context, owner, id string) error {
+	m.mu.Lock()
+	s, err := m.lookupLocked(owner, id)
+	if err == nil {
+		delete(m.sessions, id)
+		s.closed = true
+	}
+	m.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	m.end(s, "deleted")
+	return nil
+}
+
+// lookupLocked finds the owner's live or lost session id. An expired one
+// is removed on the spot (the reaper may not have run yet) and, like
+// another owner's, answers ErrSessionNotFound.
+func (m *Manager) lookupLocked(owner, id string) (*session, error) {
+	s, ok := m.sessions[id]
+	if !ok || s.owner != owner {
+		return nil, fmt.Errorf("session %s: %w", id, ErrSessionNotFound)
+	}
+	if m.expiredLocked(s, m.cfg.Now()) {
+		delete(m.sessions, id)
+		s.closed = true
+		go m.end(s, "expired")
+		return nil, fmt.Errorf("session %s: %w", id, ErrSessionNotFound)
+	}
+	return s, nil
+}
+
+// pin finds the owner's live session id and marks it in use, refreshing
+// its TTL; unpin must follow. A lost session is ErrSessionLost.
+func (m *Manager) pin(owner, id string) (*session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, err := m.lookupLocked(owner, id)
+	if err != nil {
+		return nil, err
+	}
+	if s.lost {
+		return nil, fmt.Errorf("session %s: %w", id, ErrSessionLost)
+	}
+	s.active++
+	s.lastUsed = m.cfg.Now()
+	return s, nil
+}
+
+// unpin ends a use of s begun by pin; the idle TTL counts from now.
+func (m *Manager) unpin(s *session) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s.active--
+	if !s.lost {
+		s.lastUsed = m.cfg.Now()
+	}
+}
+
+// end finishes a session already removed from the table: waiters give up
+// and the sandbox goes back to the pool to be destroyed.
+func (m *Manager) end(s *session, why string) {
+	s.markEnded()
+	m.release(s)
+	m.log.Info("session closed", keySessionID, s.id, keyTemplate, s.template, "why", why)
+}
+
+// markLost records that s's kernel died: its sandbox is released at once,
+// waiters give up and every later call but Get and Delete fails with
+// ErrSessionLost. The session stays listed until deleted or expired.
+func (m *Manager) markLost(s *session, why string) {
+	m.mu.Lock()
+	first := !s.lost && !s.closed
+	if first {
+		s.lost = true
+	}
+	m.mu.Unlock()
+	if !first {
+		return
+	}
+	s.markEnded()
+	m.release(s)
+	m.log.Warn("session kernel lost; its state is gone", keySessionID, s.id, keyTemplate, s.template,
+		keySandboxID, s.sb.ID(), "why", why)
+}
+
+func (m *Manager) release(s *session) {
+	s.releaseOnce.Do(func() { m.pool.Release(s.sb) })
+}
+
+// watchLost marks s lost if its kernel dies before the session ends.
+func (m *Manager) watchLost(s *session) {
+	select {
+	case <-s.k.Lost():
+		m.markLost(s, "kernel died")
+	case <-s.ended:
+	}
+}

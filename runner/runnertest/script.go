@@ -1,0 +1,138 @@
+package runnertest
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner"
+)
+
+// script is the default interpreter. Each line of the code is one
+// statement:
+//
+//	print TEXT        stream "TEXT\n" on stdout
+//	eprint TEXT       stream "TEXT\n" on stderr
+//	display TEXT      display_data {"text/plain": TEXT}
+//	raise NAME: VALUE the cell fails with that error
+//	sleep DURATION    wait (time.ParseDuration), ended by Interrupt or timeout
+//	die               the kernel is lost (runner.ErrKernelLost)
+//	oom               the kernel is lost; the result says ReasonOOM
+//	NAME = VALUE      set a variable (state survives until Restart)
+//	env NAME          an expression: NAME from the cell's, else the kernel's env
+//	anything else     an expression: a variable's value, or the text itself
+//
+// When the last line is an expression its value is the execute_result
+// {"text/plain": value}. Stream output past req.MaxOutput is cut and the
+// cell ends with ReasonOutputLimit.
+func (k *Kernel) script(ctx context.Context, n int, req runner.ExecuteRequest, events func(runner.Event)) (runner.ExecuteResult, error) {
+	emit := func(e runner.Event) {
+		if events != nil {
+			events(e)
+		}
+	}
+	ok := runner.ExecuteResult{Status: runner.StatusOK, Reason: runner.ReasonOK}
+	var written int64
+	lines := strings.Split(req.Code, "\n")
+	for i, line := range lines {
+		line = strings.TrimSpace(line)
+		verb, arg, _ := strings.Cut(line, " ")
+		value, isExpr := "", false
+		switch verb {
+		case "":
+			continue
+		case "print", "eprint":
+			stream := runner.Stdout
+			if verb == "eprint" {
+				stream = runner.Stderr
+			}
+			text := arg + "\n"
+			if req.MaxOutput > 0 && written+int64(len(text)) > req.MaxOutput {
+				if cut := req.MaxOutput - written; cut > 0 {
+					emit(runner.Event{Type: runner.EventStream, Stream: stream, Text: text[:cut]})
+				}
+				return runner.ExecuteResult{Status: runner.StatusAborted, Reason: runner.ReasonOutputLimit}, nil
+			}
+			written += int64(len(text))
+			emit(runner.Event{Type: runner.EventStream, Stream: stream, Text: text})
+		case "display":
+			emit(runner.Event{Type: runner.EventDisplayData, Data: map[string]any{"text/plain": arg}})
+		case "raise":
+			name, val, _ := strings.Cut(arg, ":")
+			e := &runner.ExecError{Name: name, Value: strings.TrimSpace(val), Traceback: []string{"line " + strconv.Itoa(i+1), name + ": " + strings.TrimSpace(val)}}
+			emit(runner.Event{Type: runner.EventError, Error: e})
+			return runner.ExecuteResult{Status: runner.StatusError, Reason: runner.ReasonError, Error: e}, nil
+		case "sleep":
+			d, err := time.ParseDuration(arg)
+			if err != nil {
+				d = 0
+			}
+			t := time.NewTimer(d)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return CellEnd(ctx)
+			case <-t.C:
+			}
+		case "die":
+			k.Lose()
+			return runner.ExecuteResult{}, k.lostErr()
+		case "oom":
+			k.Lose()
+			return runner.ExecuteResult{Status: runner.StatusAborted, Reason: runner.ReasonOOM}, nil
+		case "env":
+			value, isExpr = k.env(req, arg), true
+		default:
+			if name, val, ok := strings.Cut(line, "="); ok && isName(strings.TrimSpace(name)) {
+				k.mu.Lock()
+				k.vars[strings.TrimSpace(name)] = strings.TrimSpace(val)
+				k.mu.Unlock()
+				continue
+			}
+			k.mu.Lock()
+			v, ok := k.vars[line]
+			k.mu.Unlock()
+			if !ok {
+				v = line
+			}
+			value, isExpr = v, true
+		}
+		if err := ctx.Err(); err != nil {
+			return CellEnd(ctx)
+		}
+		if isExpr && i == lastStatement(lines) {
+			emit(runner.Event{Type: runner.EventExecuteResult, Data: map[string]any{"text/plain": value}, ExecutionCount: n})
+		}
+	}
+	return ok, nil
+}
+
+func (k *Kernel) env(req runner.ExecuteRequest, name string) string {
+	if v, ok := req.Env[name]; ok {
+		return v
+	}
+	return k.Options.Env[name]
+}
+
+// lastStatement is the index of the last non-blank line.
+func lastStatement(lines []string) int {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			return i
+		}
+	}
+	return -1
+}
+
+func isName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r != '_' && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
+}
