@@ -1,7 +1,9 @@
 package api
 
 import (
+	"cmp"
 	"log/slog"
+	"math"
 	"net/http"
 	"slices"
 	"time"
@@ -62,6 +64,29 @@ type Config struct {
 	Keepalive time.Duration
 	// Logger receives request logs; nil discards them.
 	Logger *slog.Logger
+
+	// Auth verifies bearer tokens on /v1; a token's sub is the tenant
+	// that owns the sessions it creates. With no key configured, every
+	// request acts for the anonymous tenant "". New panics if
+	// Auth.Validate fails.
+	Auth Auth
+
+	// Per-tenant limits, binding the anonymous tenant too. Each takes its
+	// Default* value when zero (TenantBurst: at least the rate);
+	// TenantMaxRuns, TenantMaxSessions and TenantRate are off when
+	// negative.
+	//
+	// TenantMaxRuns caps each tenant's one-shot runs in flight.
+	TenantMaxRuns int
+	// TenantMaxSessions caps each tenant's live sessions.
+	TenantMaxSessions int
+	// TenantRate is each tenant's sustained request rate per second on
+	// /v1; TenantBurst is how many requests it may send at once.
+	TenantRate  float64
+	TenantBurst int
+
+	// Now is the clock for token times and rate limits; nil is time.Now.
+	Now func() time.Time
 }
 
 // server holds the handlers' shared state.
@@ -73,6 +98,8 @@ type server struct {
 	byLang    map[string]target // language → where its runs go
 	langOf    map[string]string // template → language
 	languages []string          // sorted, for messages
+	verifier  *verifier         // nil when auth is off
+	tenants   *tenants
 }
 
 // target is the pool template that serves a language and its default
@@ -99,10 +126,10 @@ func New(cfg Config) http.Handler {
 
 	r.GET("/healthz", s.healthz)
 	r.GET("/readyz", s.readyz)
-	v1 := r.Group("/v1")
-	v1.POST("/run", s.run)
+	v1 := r.Group("/v1", s.authenticate, s.limitRate)
+	v1.POST("/run", s.requireScope(scopeRun), s.run)
 	v1.GET("/templates", s.templates)
-	s.sessionRoutes(v1.Group("/sessions", s.needKernels))
+	s.sessionRoutes(v1.Group("/sessions", s.requireScope(scopeSessions), s.needKernels))
 	return r
 }
 
@@ -126,8 +153,21 @@ func newServer(cfg Config) *server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if err := cfg.Auth.Validate(); err != nil {
+		panic("api.New: " + err.Error())
+	}
+	cfg.TenantMaxRuns = cmp.Or(cfg.TenantMaxRuns, DefaultTenantMaxRuns)
+	cfg.TenantMaxSessions = cmp.Or(cfg.TenantMaxSessions, DefaultTenantMaxSessions)
+	cfg.TenantRate = cmp.Or(cfg.TenantRate, DefaultTenantRate)
+	if cfg.TenantBurst <= 0 {
+		cfg.TenantBurst = max(DefaultTenantBurst, int(math.Ceil(cfg.TenantRate)))
+	}
 	s := &server{cfg: cfg, log: cfg.Logger, pool: cfg.Pool, kernels: cfg.Kernels,
-		byLang: map[string]target{}, langOf: map[string]string{}}
+		byLang: map[string]target{}, langOf: map[string]string{},
+		verifier: newVerifier(cfg.Auth, cfg.Now), tenants: newTenants(cfg)}
 	for _, t := range cfg.Templates {
 		s.langOf[t.Name] = t.Language
 		if cur, ok := s.byLang[t.Language]; !ok || (t.Name == t.Language && cur.template != t.Language) {

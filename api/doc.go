@@ -9,6 +9,9 @@
 // rootfs, and nothing but cmd may import it.
 //
 // Session routes live under /v1/sessions; with Config.Kernels nil they
-// answer 501 not_implemented. Every session request acts for owner(c),
-// the anonymous tenant "" until authentication exists.
+// answer 501 not_implemented. Every session request acts for owner(c):
+// the subject of the request's bearer JWT (auth.go, authenticate.go), or
+// the anonymous tenant "" when Config.Auth has no key. A token's scopes
+// gate routes ("run", "sessions"); each tenant has its own request rate,
+// one-shot run and session limits (tenants.go, fairness.go).
 package api

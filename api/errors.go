@@ -7,6 +7,8 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -25,6 +27,22 @@ var (
 	errNoMethod     = errors.New("method not allowed")
 	errPanic        = errors.New("handler panicked")
 	errNoSessions   = errors.New("sessions disabled")
+
+	// Authentication: an *authError wraps one of these.
+	errInvalidToken      = errors.New("invalid token")
+	errInsufficientScope = errors.New("insufficient scope")
+	// Token problems found while verifying; explain words them.
+	errAlgorithm   = errors.New("signing algorithm not accepted")
+	errCritHeader  = errors.New("unsupported crit header")
+	errNoSubject   = errors.New("no subject")
+	errLongSubject = errors.New("subject too long")
+	errBadSubject  = errors.New("subject not printable text")
+
+	// Per-tenant limits: a *limitError wraps one of the first three.
+	errRateLimited    = errors.New("tenant request rate exceeded")
+	errTooManyRuns    = errors.New("tenant runs in flight at the limit")
+	errTenantSessions = errors.New("tenant sessions at the limit")
+	errTooManyTenants = errors.New("tenant table full")
 )
 
 // requestError is a request the API refuses; its message is shown as is.
@@ -38,6 +56,28 @@ func (e *requestError) Error() string { return e.message }
 func invalid(code, format string, args ...any) error {
 	return &requestError{code: code, message: fmt.Sprintf(format, args...)}
 }
+
+// authError is a refused credential (errInvalidToken, 401) or a token
+// that lacks scope (errInsufficientScope, 403); its message is shown as
+// is and never carries key material.
+type authError struct {
+	err     error
+	scope   string
+	message string
+}
+
+func (e *authError) Error() string { return e.message }
+func (e *authError) Unwrap() error { return e.err }
+
+// limitError is a request over one of the tenant's limits.
+type limitError struct {
+	err        error
+	limit      int
+	retryAfter time.Duration
+}
+
+func (e *limitError) Error() string { return e.err.Error() }
+func (e *limitError) Unwrap() error { return e.err }
 
 // errorBody is the body of every error response.
 type errorBody struct {
@@ -62,7 +102,21 @@ func (s *server) writeError(c *gin.Context, err error) {
 // its 200 reports the same code and message in its end event.
 func (s *server) describeError(c *gin.Context, err error) (int, errorBody) {
 	var reqErr *requestError
+	var authErr *authError
+	var limErr *limitError
 	switch {
+	case errors.As(err, &authErr) && errors.Is(err, errInsufficientScope):
+		c.Header("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s"`, authErr.scope))
+		return http.StatusForbidden, errorBody{"insufficient_scope", authErr.message}
+	case errors.As(err, &authErr):
+		c.Header("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+quoteEscaper.Replace(authErr.message)+`"`)
+		return http.StatusUnauthorized, errorBody{"invalid_token", authErr.message}
+	case errors.As(err, &limErr):
+		c.Header("Retry-After", strconv.Itoa(ceilSeconds(limErr.retryAfter)))
+		return http.StatusTooManyRequests, s.describeLimit(limErr)
+	case errors.Is(err, errTooManyTenants):
+		c.Header("Retry-After", "60")
+		return http.StatusServiceUnavailable, errorBody{"busy", "the server is serving too many tenants at once; retry later"}
 	case errors.As(err, &reqErr):
 		return http.StatusBadRequest, errorBody{reqErr.code, reqErr.message}
 	case errors.Is(err, errBodyTooLarge):
@@ -111,11 +165,28 @@ func (s *server) describeError(c *gin.Context, err error) (int, errorBody) {
 	return http.StatusInternalServerError, errorBody{"internal", "internal error"}
 }
 
+// describeLimit words a 429 for one of the tenant's limits.
+func (s *server) describeLimit(e *limitError) errorBody {
+	switch {
+	case errors.Is(e, errRateLimited):
+		return errorBody{"rate_limited", fmt.Sprintf("too many requests: each tenant may send %g per second "+
+			"(bursts of %d); retry after the Retry-After seconds", s.cfg.TenantRate, e.limit)}
+	case errors.Is(e, errTooManyRuns):
+		return errorBody{"too_many_runs", fmt.Sprintf("you have %d runs in flight, "+
+			"the most one tenant may; retry when one finishes", e.limit)}
+	}
+	return errorBody{"too_many_sessions", fmt.Sprintf("you hold %d sessions, the most one tenant may; "+
+		"delete one (or let one expire) and retry", e.limit)}
+}
+
 // sessionRetryAfter is when a session slot may have freed: the next reap.
 func (s *server) sessionRetryAfter() string {
 	secs := math.Ceil(s.kernels.Config().ReapInterval.Seconds())
 	return strconv.Itoa(max(1, int(secs)))
 }
+
+// quoteEscaper makes text fit in a header's quoted-string.
+var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
 func isContextErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)

@@ -32,7 +32,7 @@ func (s *server) logRequests(c *gin.Context) {
 		slog.Duration("duration", time.Since(start)),
 		slog.String("remote", c.Request.RemoteAddr),
 	}
-	for _, key := range []string{keySessionID, keyTemplate, keySandboxID} {
+	for _, key := range []string{keyTenant, keySessionID, keyTemplate, keySandboxID} {
 		if v := c.GetString(key); v != "" {
 			attrs = append(attrs, slog.String(key, v))
 		}

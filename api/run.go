@@ -55,6 +55,12 @@ func (s *server) run(c *gin.Context) {
 		return
 	}
 	c.Set(keyTemplate, template)
+	done, err := s.startRun(c)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	defer done()
 	o, err := s.pool.Run(c.Request.Context(), template, runReq, nil)
 	if o.SandboxID != "" {
 		c.Set(keySandboxID, o.SandboxID)

@@ -78,6 +78,9 @@ func newSessionFixture(t *testing.T, rt *runnertest.Runtime, kcfg kernels.Config
 		}
 	})
 	acfg.Pool, acfg.Kernels = p, km
+	if acfg.Now == nil {
+		acfg.Now = c.Now
+	}
 	if acfg.Templates == nil {
 		acfg.Templates = testTemplates
 	}

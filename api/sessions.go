@@ -47,10 +47,6 @@ func (s *server) needKernels(c *gin.Context) {
 	}
 }
 
-// owner is the tenant the request acts for. Every request is anonymous
-// ("") until authentication exists; it will replace this function.
-func owner(*gin.Context) string { return "" }
-
 // sessionID returns the :id parameter and records it for the request log.
 func sessionID(c *gin.Context) string {
 	id := c.Param("id")
@@ -76,6 +72,12 @@ func (s *server) createSession(c *gin.Context) {
 		return
 	}
 	c.Set(keyTemplate, opts.Template)
+	done, err := s.startCreate(c)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	defer done()
 	info, err := s.kernels.Create(c.Request.Context(), owner(c), opts)
 	if err != nil {
 		s.writeError(c, err)

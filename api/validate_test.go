@@ -12,7 +12,8 @@ import (
 )
 
 func TestRunValidation(t *testing.T) {
-	f := newFixture(t, &runnertest.Runtime{}, pool.Config{}, api.Config{}, true)
+	// More requests in a row than a tenant's burst: no rate limit here.
+	f := newFixture(t, &runnertest.Runtime{}, pool.Config{}, api.Config{TenantRate: -1}, true)
 	many := func(n int, item string) string {
 		return "[" + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + "]"
 	}

@@ -38,7 +38,7 @@ func startServer(ctx context.Context, o options, poolSize int) (*server, error) 
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.CommandContext(ctx, o.paddock, "serve", "--listen="+addr, "--runsc="+o.runsc, "--agent="+o.agent,
-		"--cache-dir="+o.cache, "--state-dir="+state, "--build-rootfs=false", "--pool-size="+strconv.Itoa(poolSize), "--log-level=warn")
+		"--cache-dir="+o.cache, "--state-dir="+state, "--build-rootfs=false", "--pool-size="+strconv.Itoa(poolSize), "--log-level=warn", "--tenant-rate=0")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/paddock-dev/paddock/api"
 )
 
 // config is everything `paddock serve` needs, parsed from flags with
@@ -31,6 +33,18 @@ type config struct {
 	BuildRootfs  bool
 	ShutdownWait time.Duration
 	LogLevel     slog.Level
+
+	JWTSecretFile     string // HS256 shared secret
+	JWTPublicKey      string // PEM: Ed25519 (EdDSA) or RSA (RS256)
+	JWTAudience       string
+	JWTIssuer         string
+	InsecureNoAuth    bool // serve beyond loopback without auth
+	TenantMaxRuns     int
+	TenantMaxSessions int
+	TenantRate        float64 // requests per second; 0: no limit
+	TenantBurst       int
+
+	auth api.Auth // the keys, loaded by Validate
 }
 
 // registerFlags binds the flags shared by serve, doctor and rootfs.
@@ -57,6 +71,19 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ShutdownWait, "shutdown-wait", 30*time.Second, "how long SIGTERM waits for in-flight runs")
 	_ = c.LogLevel.UnmarshalText([]byte(env("PADDOCK_LOG_LEVEL", "info")))
 	fs.TextVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
+
+	fs.StringVar(&c.JWTSecretFile, "jwt-hs256-secret-file", env("PADDOCK_JWT_SECRET_FILE", ""),
+		"file holding the shared secret (at least 32 bytes) that HS256 tokens are signed with")
+	fs.StringVar(&c.JWTPublicKey, "jwt-public-key", env("PADDOCK_JWT_PUBLIC_KEY", ""),
+		"PEM public key that tokens are signed for: Ed25519 (EdDSA) or RSA (RS256)")
+	fs.StringVar(&c.JWTAudience, "jwt-audience", env("PADDOCK_JWT_AUDIENCE", ""), "required aud claim of tokens")
+	fs.StringVar(&c.JWTIssuer, "jwt-issuer", env("PADDOCK_JWT_ISSUER", ""), "required iss claim of tokens")
+	fs.BoolVar(&c.InsecureNoAuth, "insecure-no-auth", false,
+		"serve beyond loopback without authentication (anyone who reaches the port can run code)")
+	fs.IntVar(&c.TenantMaxRuns, "tenant-max-runs", api.DefaultTenantMaxRuns, "concurrent one-shot runs per tenant")
+	fs.IntVar(&c.TenantMaxSessions, "tenant-max-sessions", api.DefaultTenantMaxSessions, "live sessions per tenant")
+	fs.Float64Var(&c.TenantRate, "tenant-rate", api.DefaultTenantRate, "requests per second per tenant (0: no limit)")
+	fs.IntVar(&c.TenantBurst, "tenant-burst", api.DefaultTenantBurst, "requests a tenant may send at once above its rate")
 }
 
 func env(key, def string) string {
@@ -93,7 +120,62 @@ func (c *config) Validate() error {
 	if c.MaxBody < 1<<10 || c.MaxOutput < 1<<10 {
 		errs = append(errs, errors.New("--max-body and --max-output must be at least 1 KiB"))
 	}
+	if c.TenantMaxRuns < 1 || c.TenantMaxSessions < 1 {
+		errs = append(errs, errors.New("--tenant-max-runs and --tenant-max-sessions must be at least 1"))
+	}
+	if c.TenantRate < 0 || c.TenantBurst < 1 {
+		errs = append(errs, errors.New("--tenant-rate must be at least 0 and --tenant-burst at least 1"))
+	}
+	errs = append(errs, c.loadAuth())
 	return errors.Join(errs...)
+}
+
+// loadAuth reads the configured key, if any, into c.auth. Without a key
+// the API is open to anyone who reaches it, so it must listen on loopback
+// unless --insecure-no-auth says otherwise.
+func (c *config) loadAuth() error {
+	var a api.Auth
+	var err error
+	switch {
+	case c.JWTSecretFile != "" && c.JWTPublicKey != "":
+		return errors.New("give --jwt-hs256-secret-file or --jwt-public-key, not both")
+	case c.JWTSecretFile != "":
+		a.HS256Secret, err = readSecret(c.JWTSecretFile)
+	case c.JWTPublicKey != "":
+		a.PublicKey, err = readPublicKey(c.JWTPublicKey)
+	}
+	if err != nil {
+		return err
+	}
+	a.Audience, a.Issuer = c.JWTAudience, c.JWTIssuer
+	if err := a.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case a.Enabled() && c.InsecureNoAuth:
+		return errors.New("--insecure-no-auth contradicts the JWT key given: drop one")
+	case !a.Enabled() && (c.JWTAudience != "" || c.JWTIssuer != ""):
+		return errors.New("--jwt-audience and --jwt-issuer need a key (--jwt-hs256-secret-file or --jwt-public-key)")
+	case !a.Enabled() && !c.InsecureNoAuth && !isLoopback(c.Listen):
+		return fmt.Errorf("--listen %s is reachable from other machines but no JWT key is configured: "+
+			"set --jwt-hs256-secret-file or --jwt-public-key, listen on 127.0.0.1, "+
+			"or pass --insecure-no-auth to serve anyone who can connect", c.Listen)
+	}
+	c.auth = a
+	return nil
+}
+
+// isLoopback reports whether addr (host:port) listens on loopback only.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func splitList(s string) []string {

@@ -38,7 +38,7 @@ func newE2E(t *testing.T) *e2e {
 		t.Fatal(err)
 	}
 	cfg, _, err := parse("serve", []string{"--runsc=" + runscPath, "--agent=" + agent, "--cache-dir=" + cache,
-		"--state-dir=" + state, "--build-rootfs=false", "--pool-size=1", "--max-timeout=30s"})
+		"--state-dir=" + state, "--build-rootfs=false", "--pool-size=1", "--max-timeout=30s", "--tenant-rate=0", "--tenant-max-runs=16", "--tenant-max-sessions=16"})
 	if err != nil {
 		t.Fatal(err)
 	}

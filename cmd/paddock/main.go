@@ -1,5 +1,5 @@
 // Command paddock serves the Paddock API and carries its operator tools:
-// serve, doctor, rootfs and version.
+// serve, doctor, rootfs, token and version.
 package main
 
 import (
@@ -18,6 +18,7 @@ commands:
   serve    serve the API (builds missing root filesystems first)
   doctor   check this host and say what to fix
   rootfs   build (or look up) template root filesystems
+  token    mint a JWT for a tenant (local use and tests)
   version  print the version
 
 run "paddock <command> -h" for the command's flags.
@@ -50,6 +51,8 @@ func run(args []string) error {
 		return doctor(ctx, rest)
 	case "rootfs":
 		return rootfsCmd(ctx, rest)
+	case "token":
+		return tokenCmd(rest, os.Stdout)
 	case "version":
 		fmt.Println("paddock", version)
 		return nil

@@ -20,6 +20,7 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	logAuth(logger, cfg)
 	st, err := buildStack(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -46,6 +47,21 @@ func serve(ctx context.Context, args []string) error {
 		shutdownErr = srv.Close()
 	}
 	return errors.Join(shutdownErr, closePool(ctx, st, cfg))
+}
+
+// logAuth says at start who may use the server; loudly when anyone may.
+func logAuth(logger *slog.Logger, cfg *config) {
+	switch {
+	case cfg.auth.Enabled():
+		logger.Info("authentication on: /v1 needs a bearer JWT whose sub names the tenant",
+			"alg", cfg.auth.Algorithm(), "audience", cfg.auth.Audience, "issuer", cfg.auth.Issuer)
+	case isLoopback(cfg.Listen):
+		logger.Warn("AUTHENTICATION IS OFF: serving on loopback only, every request acts as one anonymous tenant; "+
+			"set --jwt-hs256-secret-file or --jwt-public-key to serve other machines", "listen", cfg.Listen)
+	default:
+		logger.Warn("AUTHENTICATION IS OFF and --insecure-no-auth serves beyond loopback: anyone who can connect "+
+			"can run code and use every session", "listen", cfg.Listen)
+	}
 }
 
 // closePool ends every session and destroys every sandbox, bounded by its

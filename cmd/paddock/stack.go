@@ -107,8 +107,23 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		MaxTimeout:     cfg.MaxTimeout,
 		MaxOutputBytes: cfg.MaxOutput,
 		Logger:         logger,
+
+		Auth:              cfg.auth,
+		TenantMaxRuns:     cfg.TenantMaxRuns,
+		TenantMaxSessions: cfg.TenantMaxSessions,
+		TenantRate:        tenantRate(cfg.TenantRate),
+		TenantBurst:       cfg.TenantBurst,
 	})
 	return &stack{Runtime: rt, Pool: p, Kernels: k, Handler: h}, nil
+}
+
+// tenantRate maps --tenant-rate to api.Config: 0 (no limit) is negative
+// there, where zero means the default.
+func tenantRate(perSecond float64) float64 {
+	if perSecond == 0 {
+		return -1
+	}
+	return perSecond
 }
 
 func limitsOf(t templates.Template) runner.Limits {

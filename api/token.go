@@ -1,0 +1,125 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Bounds on what a token may carry.
+const (
+	maxTokenBytes   = 8 << 10
+	maxSubjectBytes = 256
+)
+
+// Scopes a token may grant.
+const (
+	scopeRun      = "run"      // POST /v1/run
+	scopeSessions = "sessions" // /v1/sessions/*
+)
+
+// tokenClaims is what Paddock reads from a token: the registered claims,
+// whose sub names the tenant, and the scopes it grants, given as a
+// space-separated "scope" string or a "scopes" array (either form is
+// accepted in either claim).
+type tokenClaims struct {
+	jwt.RegisteredClaims
+	Scope  scopeList `json:"scope,omitempty"`
+	Scopes scopeList `json:"scopes,omitempty"`
+}
+
+// Validate checks the subject; the parser calls it after the registered
+// claims.
+func (c *tokenClaims) Validate() error {
+	switch {
+	case c.Subject == "":
+		return errNoSubject
+	case len(c.Subject) > maxSubjectBytes:
+		return errLongSubject
+	case !utf8.ValidString(c.Subject) || strings.IndexFunc(c.Subject, unicode.IsControl) >= 0:
+		return errBadSubject
+	}
+	return nil
+}
+
+// has reports whether the token grants scope.
+func (c *tokenClaims) has(scope string) bool {
+	for _, list := range [][]string{c.Scope, c.Scopes} {
+		for _, s := range list {
+			if s == scope {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scopeList decodes a space-separated string or an array of strings.
+type scopeList []string
+
+func (l *scopeList) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*l = strings.Fields(s)
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return errors.New("scope must be a space-separated string or an array of strings")
+	}
+	*l = list
+	return nil
+}
+
+// explain turns a parse failure into the 401 the client sees: a precise
+// reason, never key material.
+func (v *verifier) explain(err error, tok *jwt.Token, cl *tokenClaims) error {
+	switch {
+	case errors.Is(err, errCritHeader):
+		return tokenRefused("the token has a crit header, which this server does not support")
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		return tokenRefused("the bearer token is malformed (want a signed JWT: header.payload.signature)")
+	case errors.Is(err, errAlgorithm), errors.Is(err, jwt.ErrTokenUnverifiable),
+		tok != nil && tok.Method != nil && tok.Method.Alg() != v.alg:
+		return tokenRefused("the token's signing algorithm is not accepted (this server accepts only %s)", v.alg)
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
+		return tokenRefused("the token's signature is invalid (signed with another key, or altered)")
+	case errors.Is(err, jwt.ErrTokenInvalidClaims):
+		return v.claimsProblem(err, cl)
+	}
+	return tokenRefused("the token is invalid")
+}
+
+func (v *verifier) claimsProblem(err error, cl *tokenClaims) error {
+	switch {
+	case cl.ExpiresAt == nil:
+		return tokenRefused("the token has no exp claim; tokens must expire")
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return tokenRefused("the token has expired")
+	case errors.Is(err, jwt.ErrTokenNotValidYet):
+		return tokenRefused("the token is not valid yet (its nbf is in the future)")
+	case errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return tokenRefused("the token was issued in the future (its iat is ahead of this server's clock)")
+	case errors.Is(err, errNoSubject):
+		return tokenRefused("the token has no sub claim; it names the tenant")
+	case errors.Is(err, errLongSubject):
+		return tokenRefused("the token's sub claim is too long (at most %d bytes)", maxSubjectBytes)
+	case errors.Is(err, errBadSubject):
+		return tokenRefused("the token's sub claim must be UTF-8 text without control characters")
+	case v.cfg.Audience != "" && (errors.Is(err, jwt.ErrTokenInvalidAudience) || len(cl.Audience) == 0):
+		return tokenRefused("the token's audience (aud) does not include this server")
+	case v.cfg.Issuer != "" && (errors.Is(err, jwt.ErrTokenInvalidIssuer) || cl.Issuer == ""):
+		return tokenRefused("the token's issuer (iss) is not the one this server trusts")
+	}
+	return tokenRefused("the token's claims are invalid")
+}
+
+// tokenRefused is a 401 invalid_token with the formatted message.
+func tokenRefused(format string, args ...any) error {
+	return &authError{err: errInvalidToken, message: fmt.Sprintf(format, args...)}
+}
