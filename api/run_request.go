@@ -38,7 +38,7 @@ func decodeRunRequest(body []byte) (runRequest, error) {
 }
 
 // decodeJSON parses body into v (a pointer to a struct) as exactly one
-// JSON object with only known fields.
+// JSON object with only known fields, each key at most once per object.
 func decodeJSON(body []byte, v any) error {
 	if i := invalidUTF8At(body); i >= 0 {
 		return invalid("invalid_utf8", "request body is not valid UTF-8 (bad byte at offset %d)", i)
@@ -51,7 +51,7 @@ func decodeJSON(body []byte, v any) error {
 	if rest := strings.TrimLeft(string(body[dec.InputOffset():]), " \t\r\n"); rest != "" {
 		return invalid("invalid_json", "unexpected data after the JSON object at offset %d", len(body)-len(rest))
 	}
-	return nil
+	return checkDuplicateKeys(body, reflect.TypeOf(v))
 }
 
 // jsonError turns a decoding error into a message that names the problem.

@@ -120,6 +120,9 @@ func trySandbox(ctx context.Context, cfg *config, t templates.Template, img root
 	if err != nil {
 		return err
 	}
+	// Runs after the sandbox's Destroy below: unpins runsc's network
+	// namespace so that the scratch directory can be removed.
+	defer rt.Close()
 	sb, err := rt.Start(ctx, runner.Spec{Template: t.Name, Language: t.Language, Rootfs: img.Path, Limits: limitsOf(t)})
 	if err != nil {
 		return err

@@ -27,9 +27,12 @@ type stack struct {
 }
 
 // Close ends every session, then destroys every sandbox (the pool waits for
-// leased ones, so the kernels go first).
+// leased ones, so the kernels go first), then releases the runtime's own
+// host state.
 func (st *stack) Close(ctx context.Context) error {
-	return errors.Join(st.Kernels.Close(ctx), st.Pool.Close(ctx))
+	kerr := st.Kernels.Close(ctx)
+	perr := st.Pool.Close(ctx)
+	return errors.Join(kerr, perr, st.Runtime.Close())
 }
 
 // buildStack resolves templates and their root filesystems, reaps orphans

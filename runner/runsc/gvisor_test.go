@@ -63,7 +63,12 @@ func newRealEnv(t *testing.T) *realEnv {
 			t.Errorf("sandboxes left behind: %v", ids)
 		}
 		_, _ = rt.Cleanup(context.Background())
-		_ = os.RemoveAll(state)
+		if err := rt.Close(); err != nil {
+			t.Errorf("closing the runtime: %v", err)
+		}
+		if err := os.RemoveAll(state); err != nil {
+			t.Errorf("removing the state directory: %v", err)
+		}
 	})
 	return e
 }

@@ -134,7 +134,14 @@ func (rt *Runtime) create(ctx context.Context, id, bundle string, spec runner.Sp
 		return nil, errors.Join(err, closeAll(stdinR, stdinW, stdoutR, stdoutW))
 	}
 	opts := CreateOpts{Bundle: bundle, OverlaySize: withDefaults(spec.Limits).DiskBytes}
-	err = rt.runsc.Create(ctx, id, opts, stdio{in: stdinR, out: stdoutW, err: stderrW})
+	// runsc create is never interrupted: killed halfway it leaves the
+	// sandbox's host cgroups, and at times its sandbox and gofer
+	// processes, behind with no state that `runsc list` or `delete` could
+	// find them by. It runs to its end, bounded by StartTimeout; a caller
+	// that gave up meanwhile fails at `runsc start` and destroys it.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rt.cfg.StartTimeout)
+	defer cancel()
+	err = rt.runsc.Create(cctx, id, opts, stdio{in: stdinR, out: stdoutW, err: stderrW})
 	// The sandbox holds its own copies now; ours would keep the pipes open
 	// after it dies.
 	closeErr := closeAll(stdinR, stdoutW, stderrW)
