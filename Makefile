@@ -62,6 +62,13 @@ doctor: build ## check this host
 test: install ## run all tests, the real-gVisor ones included (-race)
 	go vet ./...
 	PADDOCK_REQUIRE_GVISOR=1 PADDOCK_ROOTFS_TEST=1 go test -race -count=1 -timeout=30m ./...
+	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
+
+FUZZTIME ?= 60s
+.PHONY: fuzz
+fuzz: ## a fuzz pass over the frame decoder and the run request parser (FUZZTIME each)
+	go test -run='^$$' -fuzz=FuzzReader -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./runner/wire/
+	go test -run='^$$' -fuzz=FuzzRunRequest -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./api/
 
 .PHONY: test-unit
 test-unit: ## run the tests that need no gVisor

@@ -79,7 +79,8 @@ func checkStop(t *testing.T, rest []byte, err error) {
 
 func validType(b byte) bool {
 	switch b {
-	case 'H', 'R', 'O', 'E', 'X', 'F':
+	case 'H', 'R', 'O', 'E', 'X', 'F', // one-shot
+		'K', 'C', 'V', 'D', 'I', 'S', 'W', 'G', 'L', 'A', 'Z': // kernel mode
 		return true
 	}
 	return false
