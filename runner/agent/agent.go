@@ -13,8 +13,9 @@ import (
 	"github.com/paddock-dev/paddock/runner/wire"
 )
 
-// Agent runs one sandbox's single program. It assumes it owns its process:
-// it reaps every child, so nothing else in the process may wait for one.
+// Agent runs one sandbox's single program, or its kernel. It assumes it owns
+// its process: it reaps every child, so nothing else in the process may
+// wait for one.
 type Agent struct {
 	cfg         Config
 	interpreter string
@@ -33,10 +34,11 @@ func New(cfg Config, log *slog.Logger) (*Agent, error) {
 	return &Agent{cfg: cfg, interpreter: path, log: log}, nil
 }
 
-// Serve pre-starts the interpreter, says Hello on out, runs the first Run
-// frame read from in and refuses any other. It returns nil when in ends
-// after a Hello, and an error when the sandbox could not be served. Every
-// user process is dead when it returns.
+// Serve pre-starts the interpreter, says Hello on out, then either runs the
+// first Run frame read from in, or, asked for a kernel, serves the kernel's
+// requests; it refuses any other. It returns nil when in ends after a
+// Hello, and an error when the sandbox could not be served. Every user
+// process is dead when it returns.
 func (a *Agent) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -57,35 +59,49 @@ func (a *Agent) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	defer root.Close()
 
 	rp := startReaper(ctx, a.log)
-	interp, err := startInterpreter(rp, a.cfg, a.interpreter)
+	interp, pumps, err := a.prestart(ctx, rp)
 	if err != nil {
 		return a.failStart(w, err)
 	}
+	s := &session{
+		agent:  a,
+		w:      w,
+		files:  fileWriter{root: root, chown: a.cfg.switchesUser(), uid: a.cfg.UID, gid: a.cfg.GID},
+		reaper: rp,
+		interp: interp,
+		pumps:  pumps,
+	}
 	defer func() {
-		if err := interp.close(); err != nil {
+		if err := s.close(); err != nil {
 			a.log.Warn("cleaning up", "err", err)
 		}
 	}()
+	if err := writeJSON(w, wire.TypeHello, wire.Hello{Version: wire.Version, Language: a.cfg.Language, Interpreter: interp.pid}); err != nil {
+		return fmt.Errorf("sending hello: %w", err)
+	}
+	a.log.Info("ready", "pid", interp.pid, "language", a.cfg.Language)
+	return s.serveFrames(ctx, in)
+}
+
+// prestart starts the interpreter and its output pumps and waits until the
+// driver has run the warm-up code and waits for its request. On failure
+// every process it started is dead.
+func (a *Agent) prestart(ctx context.Context, rp *reaper) (*interpreter, [2]*pump, error) {
+	interp, err := startInterpreter(rp, a.cfg, a.interpreter)
+	if err != nil {
+		return nil, [2]*pump{}, err
+	}
 	pumps := [2]*pump{newPump(wire.TypeStdout, interp.stdout), newPump(wire.TypeStderr, interp.stderr)}
 	for _, p := range pumps {
 		go p.run(ctx)
 	}
 	if err := a.waitReady(ctx, interp, pumps); err != nil {
-		return a.failStart(w, err)
+		if cerr := interp.close(); cerr != nil {
+			a.log.Warn("cleaning up", "err", cerr)
+		}
+		return nil, [2]*pump{}, err
 	}
-	if err := writeJSON(w, wire.TypeHello, wire.Hello{Version: wire.Version, Language: a.cfg.Language, Interpreter: interp.pid}); err != nil {
-		return fmt.Errorf("sending hello: %w", err)
-	}
-	a.log.Info("ready", "pid", interp.pid, "language", a.cfg.Language)
-
-	s := &session{
-		agent:  a,
-		w:      w,
-		files:  fileWriter{root: root, chown: a.cfg.switchesUser(), uid: a.cfg.UID, gid: a.cfg.GID},
-		interp: interp,
-		pumps:  pumps,
-	}
-	return s.serveFrames(ctx, in)
+	return interp, pumps, nil
 }
 
 // waitReady waits until the driver wrote its ready marker on both streams.

@@ -1,13 +1,27 @@
 // Package agent is the in-sandbox agent: the init process of a sandbox, which
 // pre-starts the language interpreter, speaks the wire protocol with the host
-// over its stdin and stdout, and runs exactly one program per sandbox.
+// over its stdin and stdout, and runs exactly one program per sandbox, or
+// serves one kernel.
 //
 // The agent pre-starts the interpreter as the sandbox's user with a small
 // embedded driver (driver.py, driver.js) that runs the template's warm-up code
-// and then waits on a private pipe (fd 3) for the request. A run delivers the
-// files, the request and stdin, streams the output under per-stream caps,
-// enforces the wall-time limit, and reports how the program ended. It reaps
-// every orphan, and kills every user process when the program is over.
+// and then waits on a private pipe (fd 3) for its first request; the driver
+// reports back on another (fd 4). Both pipes carry length-prefixed JSON
+// frames (driverchan.go).
+//
+// A run delivers the files, the request and stdin, streams the output under
+// per-stream caps, enforces the wall-time limit, and reports how the program
+// ended. It reaps every orphan, and kills every user process when the
+// program is over.
+//
+// A kernel (kernel*.go) is the same pre-started interpreter, told to become a
+// Jupyter-style kernel: the driver runs the kernel code the agent sends along
+// (kernel.py, kernel.js) and keeps its namespace between cells. The agent
+// forwards each cell's events in order, the raw output of its child
+// processes, and its end; it enforces the cell's time and output limits with
+// SIGINT, then SIGKILL; it serves interrupt, restart and file requests
+// (resolved inside the working directory) while cells run; and it reports
+// the kernel lost when the interpreter dies.
 //
 // agent runs inside the sandbox and is built into a static binary: it imports
 // only the standard library and runner/wire. It must not import runner, pool,

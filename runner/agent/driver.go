@@ -16,26 +16,37 @@ var (
 	pythonDriver string
 	//go:embed driver.js
 	nodeDriver string
+	//go:embed kernel.py
+	pythonKernel string
+	//go:embed kernel_display.py
+	pythonDisplay string
+	//go:embed kernel.js
+	nodeKernel string
 )
 
 // driverArgv is the interpreter's command line: the driver as inline code,
-// the warm-up code as its only argument.
+// the warm-up code as its only argument. Node's internals are exposed for
+// the kernel's top-level await (node's own REPL transform).
 func driverArgv(language, interpreter, warmup string) ([]string, error) {
 	switch language {
 	case LanguagePython:
 		return []string{interpreter, "-c", pythonDriver, warmup}, nil
 	case LanguageNode:
-		return []string{interpreter, "-e", nodeDriver, "--", warmup}, nil
+		return []string{interpreter, "--expose-internals", "-e", nodeDriver, "--", warmup}, nil
 	}
 	return nil, fmt.Errorf("no driver for language %q", language)
 }
 
-// driverRequest is what the driver reads from fd 3.
-type driverRequest struct {
-	Code string            `json:"code"`
-	Args []string          `json:"args"`
-	Env  map[string]string `json:"env"`
+// kernelSource is the code a driver runs to become a kernel.
+func kernelSource(language string) string {
+	if language == LanguageNode {
+		return nodeKernel
+	}
+	return pythonKernelSource
 }
+
+// pythonKernelSource is the Python kernel in one piece.
+var pythonKernelSource = pythonKernel + "\n" + pythonDisplay
 
 // interpreterEnv is the whole environment of user processes: no variable
 // of the agent's or the host's leaks in.

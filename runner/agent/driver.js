@@ -1,8 +1,10 @@
-// Paddock's one-shot Node driver, started by the agent as
-//   node -e <this source> -- <warm-up code>
+// Paddock's Node driver, started by the agent as
+//   node --expose-internals -e <this source> -- <warm-up code>
 // It runs the warm-up code, tells the agent it is ready, waits for the
 // request on fd 3, then runs the request as `node -e CODE ARGS...` would: a
-// CommonJS module named [eval] in the working directory.
+// CommonJS module named [eval] in the working directory. Asked to become a
+// kernel, it runs the kernel the request carries (kernel.js) instead. See
+// driverchan.go for the frames on fds 3 and 4.
 'use strict';
 (function paddockDriver() {
   const fs = require('fs');
@@ -17,6 +19,17 @@
     return m;
   }
 
+  // Exactly n bytes of fd 3.
+  function readExact(n) {
+    const b = Buffer.alloc(n);
+    for (let off = 0; off < n;) {
+      const got = fs.readSync(3, b, off, n - off, null);
+      if (got === 0) throw new Error('request channel closed');
+      off += got;
+    }
+    return b;
+  }
+
   const warmup = process.argv[1] || '';
   if (warmup) {
     newModule('[warmup]')._compile(warmup, '[warmup]');
@@ -24,7 +37,9 @@
   // Take the run's first-use costs now, off the hot path.
   // Every path the run takes is exercised once, on throwaway targets:
   // under gVisor a first pass costs page faults and trapped syscalls.
-  JSON.parse('{"code": "", "args": [], "env": {"K": "V"}}');
+  JSON.parse('{"op": "run", "code": "", "args": [], "env": {"K": "V"}}');
+  const warmFrame = Buffer.alloc(8);
+  warmFrame.writeUInt32BE(warmFrame.readUInt32BE(4), 0);
   const warm = newModule('[warm]');
   warm._compile('const x = [1, 2].map(String); module.exports = { x };', '[warm]');
   Module.createRequire(path.join(cwd, '[warm]'));
@@ -38,12 +53,13 @@
   fs.writeSync(1, '\x00paddock:ready\x00');
   fs.writeSync(2, '\x00paddock:ready\x00');
 
-  const chunks = [];
-  const buf = Buffer.alloc(1 << 16);
-  for (;;) {
-    const n = fs.readSync(3, buf, 0, buf.length, null);
-    if (n === 0) break;
-    chunks.push(Buffer.from(buf.subarray(0, n)));
+  // The request is one frame on fd 3: a 4-byte big-endian length, then
+  // that much JSON.
+  const req = JSON.parse(readExact(readExact(4).readUInt32BE(0)).toString('utf8'));
+  if (req.op === 'kernel') {
+    // Become a kernel: the agent sends the kernel's code along.
+    require('vm').runInThisContext(req.source, { filename: 'paddock-kernel.js' })(req, require);
+    return;
   }
   fs.closeSync(3);
   // fd 4 carries the exit status back. Reopened through /proc, it is
@@ -53,7 +69,6 @@
     report = fs.openSync('/proc/self/fd/4', 'w');
   } catch (e) {}
   fs.closeSync(4);
-  const req = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   const code = req.code;
 
   Object.assign(process.env, req.env || {});
@@ -87,7 +102,11 @@
       try { fs.closeSync(fd); } catch (e) {}
     }
     if (report >= 0) {
-      try { fs.writeSync(report, String(status & 0xff)); } catch (e) {}
+      const body = Buffer.from(`{"op":"exit","code":${status & 0xff}}`);
+      const frame = Buffer.alloc(4 + body.length);
+      frame.writeUInt32BE(body.length, 0);
+      body.copy(frame, 4);
+      try { fs.writeSync(report, frame); } catch (e) {}
     }
     process.reallyExit(status);
   }

@@ -1,7 +1,9 @@
-# Paddock's one-shot Python driver, started by the agent as
+# Paddock's Python driver, started by the agent as
 #   python3 -c <this source> <warm-up code>
 # It runs the warm-up code, tells the agent it is ready, waits for the
-# request on fd 3, then runs the request as `python3 -c CODE ARGS...` would.
+# request on fd 3, then runs the request as `python3 -c CODE ARGS...` would,
+# or, asked to become a kernel, runs the kernel the request carries
+# (kernel.py). See driverchan.go for the frames on fds 3 and 4.
 # Every name it defines starts with _paddock so that it can be told apart.
 import sys
 
@@ -21,7 +23,8 @@ def _paddock_main():
     # under gVisor a first pass costs page faults and trapped syscalls.
     import atexit
     import io
-    json.loads('{"code": "", "args": [], "env": {"K": "V"}}')
+    json.loads('{"op": "run", "code": "", "args": [], "env": {"K": "V"}}')
+    int.from_bytes(b'\x00\x00\x00\x01', 'big').to_bytes(4, 'big')
     compile('', '<string>', 'exec')
     exec(compile('x = [str(i) for i in range(3)]\ny = {"k": x}\n', '<string>', 'exec'), {'__builtins__': builtins})
     print('warm', 1, 2.5, [None], file=io.StringIO())
@@ -34,16 +37,18 @@ def _paddock_main():
     for fd in (1, 2):
         os.write(fd, b'\x00paddock:ready\x00')
 
-    chunks = []
-    while True:
-        chunk = os.read(3, 1 << 16)
-        if not chunk:
-            break
-        chunks.append(chunk)
+    # The request is one frame on fd 3: a 4-byte big-endian length, then
+    # that much JSON.
+    req = json.loads(_paddock_read(int.from_bytes(_paddock_read(4), 'big')))
+    if req.get('op') == 'kernel':
+        # Become a kernel: the agent sends the kernel's code along.
+        kernel = {'__name__': '__paddock_kernel__', '__builtins__': builtins}
+        exec(compile(req['source'], '<paddock-kernel>', 'exec'), kernel)
+        kernel['serve'](req)
+        os._exit(0)
     os.close(3)
     # fd 4 carries the exit status back; no child process may inherit it.
     os.set_inheritable(4, False)
-    req = json.loads(b''.join(chunks))
     code = req['code']
     args = req.get('args') or []
 
@@ -72,6 +77,18 @@ def _paddock_main():
         _paddock_report(e)
         status = 1
     _paddock_exit(status)
+
+
+def _paddock_read(n):
+    # Exactly n bytes of fd 3.
+    import os
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = os.read(3, n - len(buf))
+        if not chunk:
+            raise EOFError('request channel closed')
+        buf += chunk
+    return bytes(buf)
 
 
 def _paddock_exit_status(e):
@@ -116,8 +133,9 @@ def _paddock_exit(status):
             os.close(fd)
         except OSError:
             pass
+    report = b'{"op":"exit","code":%d}' % status
     try:
-        os.write(4, b'%d' % status)
+        os.write(4, len(report).to_bytes(4, 'big') + report)
     except OSError:
         pass
     os._exit(status)

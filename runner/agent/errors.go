@@ -18,3 +18,18 @@ var (
 	// ErrUnsafeKill means there was no target the agent may safely kill.
 	ErrUnsafeKill = errors.New("no safe kill target")
 )
+
+var (
+	// ErrDriverProtocol means the interpreter sent a frame the agent cannot
+	// accept on its report channel; the kernel is lost.
+	ErrDriverProtocol = errors.New("driver protocol violation")
+	// ErrKernelLost means the kernel's interpreter died or stopped answering.
+	ErrKernelLost = errors.New("kernel lost")
+	// ErrFileTooLarge means a file is larger than a read may return.
+	ErrFileTooLarge = errors.New("file too large")
+	// ErrNotRegular means a read named a directory, a pipe or a device.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooManyEntries means a directory holds more entries than a listing
+	// may return.
+	ErrTooManyEntries = errors.New("too many directory entries")
+)

@@ -61,7 +61,7 @@ var (
 
 // interpreterFor returns the host's real interpreter binary for language
 // (not a pyenv shim, which needs the caller's environment), or skips.
-func interpreterFor(t *testing.T, language string) string {
+func interpreterFor(t testing.TB, language string) string {
 	t.Helper()
 	interpretersOnce.Do(func() {
 		interpreters = map[string]string{}
@@ -81,7 +81,7 @@ func interpreterFor(t *testing.T, language string) string {
 
 // testConfig is a config for an agent that runs code as the test's user
 // in a fresh working directory.
-func testConfig(t *testing.T, language string) Config {
+func testConfig(t testing.TB, language string) Config {
 	return Config{Language: language, Interpreter: interpreterFor(t, language), Workdir: t.TempDir()}
 }
 
@@ -105,7 +105,7 @@ func (l *lockedBuffer) String() string {
 
 // client is the host side of one agent process.
 type client struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	w      *wire.Writer
@@ -118,14 +118,14 @@ type client struct {
 
 // startAgent starts an agent process for cfg. Cleanup closes its stdin and
 // checks that it exits 0 without a data race.
-func startAgent(t *testing.T, cfg Config) *client {
+func startAgent(t testing.TB, cfg Config) *client {
 	t.Helper()
 	return startAgentWith(t, cfg, nil)
 }
 
 // startAgentWith is startAgent with process attributes for the agent (a
 // new PID namespace makes it PID 1).
-func startAgentWith(t *testing.T, cfg Config, attr *syscall.SysProcAttr) *client {
+func startAgentWith(t testing.TB, cfg Config, attr *syscall.SysProcAttr) *client {
 	t.Helper()
 	raw, err := json.Marshal(cfg)
 	if err != nil {

@@ -4,8 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -22,6 +21,9 @@ type interpreter struct {
 
 	exited chan struct{}      // closed once the process has ended
 	status syscall.WaitStatus // valid after exited is closed
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // startInterpreter starts the driver as the configured user, in its own
@@ -53,6 +55,16 @@ func startInterpreter(r *reaper, cfg Config, path string) (*interpreter, error) 
 		}
 	}
 	defer closeAll(theirs[:])
+	if cfg.switchesUser() {
+		// The user owns its pipes, so that it may reopen them through
+		// /proc/self/fd (/dev/stdout; the drivers' close-on-exec copies).
+		for _, f := range theirs {
+			if err := f.Chown(cfg.UID, cfg.GID); err != nil {
+				closeAll(ours[:])
+				return nil, fmt.Errorf("giving a pipe to the user: %w", err)
+			}
+		}
+	}
 
 	spa := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if cfg.switchesUser() {
@@ -97,15 +109,19 @@ func (in *interpreter) hasExited() bool {
 	}
 }
 
-// close kills every user process and closes the agent's pipe ends.
+// close kills every user process and closes the agent's pipe ends. Only
+// the first call does anything.
 func (in *interpreter) close() error {
-	err := in.kill.killAll()
-	for _, f := range []*os.File{in.stdin, in.stdout, in.stderr, in.ctl, in.report} {
-		if cerr := f.Close(); cerr != nil && !errors.Is(cerr, os.ErrClosed) {
-			err = errors.Join(err, cerr)
+	in.closeOnce.Do(func() {
+		err := in.kill.killAll()
+		for _, f := range []*os.File{in.stdin, in.stdout, in.stderr, in.ctl, in.report} {
+			if cerr := f.Close(); cerr != nil && !errors.Is(cerr, os.ErrClosed) {
+				err = errors.Join(err, cerr)
+			}
 		}
-	}
-	return err
+		in.closeErr = err
+	})
+	return in.closeErr
 }
 
 // reported delivers the exit status the driver reports on fd 4 once the
@@ -116,13 +132,11 @@ func (in *interpreter) close() error {
 func (in *interpreter) reported() <-chan syscall.WaitStatus {
 	ch := make(chan syscall.WaitStatus, 1)
 	go func() {
-		var buf [16]byte
-		n, _ := in.report.Read(buf[:])
-		code, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
-		if err != nil || code < 0 || code > 255 {
+		rep, err := newDriverReaderSize(in.report, reportBuffer).next()
+		if err != nil || rep.Op != opExit || rep.Code == nil || *rep.Code < 0 || *rep.Code > 255 {
 			return
 		}
-		ch <- syscall.WaitStatus(code << 8) // "exited with code"
+		ch <- syscall.WaitStatus(*rep.Code << 8) // "exited with code"
 	}()
 	return ch
 }

@@ -31,7 +31,8 @@ type pumpResult struct {
 
 // pump reads one output stream of the interpreter: first the warm-up
 // output up to the driver's ready marker, which is dropped, then, once the
-// run starts, the program's output, which is forwarded under the cap.
+// run starts, the program's output, which is forwarded under the cap, or,
+// in kernel mode, hands the stream over.
 type pump struct {
 	typ   wire.Type
 	f     *os.File
@@ -39,15 +40,19 @@ type pump struct {
 	ready chan error      // one value: nil at the marker, else why not
 	start chan sink       // the run's sink
 	done  chan pumpResult // one value once the run's stream is over
+	// handover, instead of a run, gives the stream to a kernel: the pump
+	// calls the function with the bytes read after the marker and is done.
+	handover chan func(rest []byte)
 }
 
 func newPump(typ wire.Type, f *os.File) *pump {
 	return &pump{
-		typ:   typ,
-		f:     f,
-		ready: make(chan error, 1),
-		start: make(chan sink, 1),
-		done:  make(chan pumpResult, 1),
+		typ:      typ,
+		f:        f,
+		ready:    make(chan error, 1),
+		start:    make(chan sink, 1),
+		done:     make(chan pumpResult, 1),
+		handover: make(chan func([]byte), 1),
 	}
 }
 
@@ -63,6 +68,9 @@ func (p *pump) run(ctx context.Context) {
 	case <-ctx.Done():
 		return
 	case s = <-p.start:
+	case take := <-p.handover:
+		take(rest)
+		return
 	}
 	p.done <- p.forward(s, rest)
 }

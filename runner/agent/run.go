@@ -39,7 +39,7 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 	if s.interp.hasExited() {
 		return wire.Exit{}, runFailure{err: fmt.Errorf("%w: %s", ErrInterpreterGone, describeStatus(s.interp.status))}
 	}
-	body, err := json.Marshal(driverRequest{Code: req.Code, Args: req.Args, Env: req.Env})
+	body, err := encodeDriverFrame(driverRequest{Op: opRun, Code: req.Code, Args: req.Args, Env: req.Env})
 	if err != nil {
 		return wire.Exit{}, runFailure{err: fmt.Errorf("encoding driver request: %w", err)}
 	}
@@ -143,7 +143,12 @@ func checkRun(req wire.Run) error {
 			return fmt.Errorf("argument %q contains NUL: %w", a, ErrBadRequest)
 		}
 	}
-	for k, v := range req.Env {
+	return checkEnv(req.Env)
+}
+
+// checkEnv rejects variables the interpreter's environment cannot hold.
+func checkEnv(env map[string]string) error {
+	for k, v := range env {
 		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
 			return fmt.Errorf("environment variable %q: %w", k, ErrBadRequest)
 		}

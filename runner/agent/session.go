@@ -12,14 +12,17 @@ import (
 // usedMessage is the Fail message for any Run after the first.
 const usedMessage = "sandbox already used"
 
-// session serves the host's frames after Hello: one run, then refusals.
+// session serves the host's frames after Hello: one run, then refusals; or
+// a kernel and its requests.
 type session struct {
 	agent  *Agent
 	w      *wire.Writer
 	files  fileWriter
-	interp *interpreter
+	reaper *reaper
+	interp *interpreter // the current interpreter: a kernel's restart replaces it
 	pumps  [2]*pump
 	used   bool
+	kernel *kernel // set once the host asked for a kernel
 }
 
 type frameOrErr struct {
@@ -67,6 +70,12 @@ func readFrames(ctx context.Context, r *wire.Reader, frames chan<- frameOrErr) {
 
 // handle answers one frame; an error means the host can no longer be served.
 func (s *session) handle(ctx context.Context, f wire.Frame) error {
+	if s.kernel != nil {
+		return s.kernel.handle(ctx, f)
+	}
+	if f.Type == wire.TypeKernel {
+		return s.openKernel(ctx, f.Payload)
+	}
 	if f.Type != wire.TypeRun {
 		return s.fail(false, fmt.Sprintf("unexpected %c frame", f.Type))
 	}
@@ -88,6 +97,14 @@ func (s *session) handle(ctx context.Context, f wire.Frame) error {
 		return fmt.Errorf("sending exit: %w", err)
 	}
 	return nil
+}
+
+// close ends the kernel, if any, and kills every user process.
+func (s *session) close() error {
+	if s.kernel != nil {
+		s.kernel.shutdown()
+	}
+	return s.interp.close()
 }
 
 func (s *session) fail(badRequest bool, msg string) error {

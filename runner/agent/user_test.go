@@ -52,3 +52,20 @@ func TestRunsAsUser(t *testing.T) {
 		}
 	}
 }
+
+// The user owns the interpreter's pipes: it may reopen them by name.
+func TestUserReopensPipes(t *testing.T) {
+	t.Parallel()
+	if os.Getuid() != 0 {
+		t.Skip("needs root to switch users")
+	}
+	cfg := testConfig(t, LanguageNode)
+	cfg.UID, cfg.GID = 1000, 1000
+	cfg.Workdir = userWorkdir(t)
+	c := startAgent(t, cfg)
+	c.hello()
+	res := c.run(wire.Run{Code: "require('fs').writeFileSync('/dev/stdout', 'out\\n'); require('child_process').execSync('echo err > /dev/stderr', {stdio: 'inherit'})"})
+	if exit := res.mustExit(t); exit.Reason != "ok" || string(res.stdout) != "out\n" || string(res.stderr) != "err\n" {
+		t.Errorf("exit %+v, stdout %q, stderr %q", exit, res.stdout, res.stderr)
+	}
+}

@@ -1,0 +1,122 @@
+package agent
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+// The driver channel: the agent writes requests on the interpreter's fd 3
+// and the driver writes reports on its fd 4. Both directions carry frames
+// of a 4-byte big-endian length followed by that many bytes of JSON, one
+// object per frame, each with an "op".
+//
+//	agent → driver  {"op":"run","code":…,"args":[…],"env":{…}}   one-shot; fd 3 is closed after it
+//	                {"op":"kernel","env":{…},"source":…}          become a kernel (source: kernel.py / kernel.js)
+//	                {"op":"execute","seq":S,"count":N,"code":…,"env":{…}}
+//	                {"op":"interrupt","seq":S}                      Node only: stop cell S (with SIGINT)
+//	driver → agent  {"op":"exit","code":N}                         one-shot: the program is over
+//	                {"op":"ready"}                                 kernel mode is on
+//	                {"op":"event","seq":S,"type":…,…}              an output of cell S (wire.Event fields)
+//	                {"op":"done","seq":S,"status":"ok"|"error"|"interrupted","error":{…}}
+//
+// Every byte on fd 4 comes from inside the interpreter, where user code runs
+// too: the agent bounds each frame and treats a malformed one as the loss of
+// the kernel.
+const driverHeader = 4
+
+// maxDriverFrame bounds a frame the driver sends; an event must fit in one
+// wire frame once the agent adds its ID.
+const maxDriverFrame = wire.MaxPayload - 4096
+
+// Driver channel operations.
+const (
+	opRun       = "run"
+	opKernel    = "kernel"
+	opExecute   = "execute"
+	opInterrupt = "interrupt"
+	opExit      = "exit"
+	opReady     = "ready"
+	opEvent     = "event"
+	opDone      = "done"
+)
+
+// driverRequest is one frame the agent sends on fd 3.
+type driverRequest struct {
+	Op     string            `json:"op"`
+	Code   string            `json:"code,omitempty"`
+	Args   []string          `json:"args,omitempty"`
+	Env    map[string]string `json:"env,omitempty"`
+	Seq    uint64            `json:"seq,omitempty"`
+	Count  int               `json:"count,omitempty"`
+	Source string            `json:"source,omitempty"`
+}
+
+// driverReport is one frame the driver sends on fd 4. An event carries the
+// fields of wire.Event; the agent sets ID and ExecutionCount itself.
+type driverReport struct {
+	Op     string `json:"op"`
+	Seq    uint64 `json:"seq"`
+	Code   *int   `json:"code"`   // exit
+	Status string `json:"status"` // done
+	wire.Event
+}
+
+// encodeDriverFrame renders req as one frame, ready for a single write.
+func encodeDriverFrame(req driverRequest) ([]byte, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(body)) > math.MaxUint32 {
+		return nil, fmt.Errorf("driver request of %d bytes: %w", len(body), wire.ErrTooLarge)
+	}
+	frame := make([]byte, driverHeader+len(body))
+	binary.BigEndian.PutUint32(frame, uint32(len(body)))
+	copy(frame[driverHeader:], body)
+	return frame, nil
+}
+
+// driverReader decodes the driver's frames. It is not safe for concurrent
+// use.
+type driverReader struct {
+	r *bufio.Reader
+}
+
+// reportBuffer fits a one-shot exit report whole.
+const reportBuffer = 256
+
+func newDriverReaderSize(r io.Reader, size int) *driverReader {
+	return &driverReader{r: bufio.NewReaderSize(r, size)}
+}
+
+// next returns the next report. It returns io.EOF at a clean end between
+// frames, and an error wrapping ErrDriverProtocol for a frame the agent
+// cannot accept.
+func (d *driverReader) next() (driverReport, error) {
+	var hdr [driverHeader]byte
+	if _, err := io.ReadFull(d.r, hdr[:]); err != nil {
+		return driverReport{}, err
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n > maxDriverFrame {
+		return driverReport{}, fmt.Errorf("%w: frame of %d bytes", ErrDriverProtocol, n)
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(d.r, body); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return driverReport{}, err
+	}
+	var rep driverReport
+	if err := json.Unmarshal(body, &rep); err != nil {
+		return driverReport{}, fmt.Errorf("%w: %v", ErrDriverProtocol, err)
+	}
+	return rep, nil
+}

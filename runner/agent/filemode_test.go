@@ -1,0 +1,83 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+	"testing"
+
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+func TestLsMode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		mode fs.FileMode
+		want string
+	}{
+		{mode: 0o644, want: "-rw-r--r--"},
+		{mode: fs.ModeDir | 0o755, want: "drwxr-xr-x"},
+		{mode: fs.ModeSymlink | 0o777, want: "lrwxrwxrwx"},
+		{mode: fs.ModeNamedPipe | 0o600, want: "prw-------"},
+		{mode: fs.ModeSocket | 0o755, want: "srwxr-xr-x"},
+		{mode: fs.ModeDevice | fs.ModeCharDevice | 0o666, want: "crw-rw-rw-"},
+		{mode: fs.ModeDevice | 0o660, want: "brw-rw----"},
+		{mode: fs.ModeSetuid | 0o755, want: "-rwsr-xr-x"},
+		{mode: fs.ModeSetuid | fs.ModeSetgid | 0o644, want: "-rwSr-Sr--"},
+		{mode: fs.ModeDir | fs.ModeSticky | 0o777, want: "drwxrwxrwt"},
+		{mode: fs.ModeDir | fs.ModeSticky | 0o776, want: "drwxrwxrwT"},
+		{mode: 0, want: "----------"},
+	}
+	for _, tt := range tests {
+		if got := lsMode(tt.mode); got != tt.want {
+			t.Errorf("lsMode(%v) = %q, want %q", tt.mode, got, tt.want)
+		}
+	}
+}
+
+func TestFileAck(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+		want wire.Ack
+	}{
+		{name: "ok", want: wire.Ack{ID: 1}},
+		{name: "bad path", err: fmt.Errorf("x: %w", ErrBadPath), want: wire.Ack{ID: 1, Error: "x: bad file path", BadRequest: true}},
+		{name: "missing", err: &fs.PathError{Op: "openat", Path: "a", Err: syscall.ENOENT}, want: wire.Ack{ID: 1, Error: "openat a: no such file or directory", NotFound: true}},
+		{name: "escape", err: &fs.PathError{Op: "openat", Path: "l", Err: errors.New("path escapes from parent")}, want: wire.Ack{ID: 1, Error: "openat l: path escapes from parent", BadRequest: true}},
+		{name: "too large", err: fmt.Errorf("f: %w", ErrFileTooLarge), want: wire.Ack{ID: 1, Error: "f: file too large", BadRequest: true}},
+		{name: "not a directory", err: &fs.PathError{Op: "openat", Path: "f/x", Err: syscall.ENOTDIR}, want: wire.Ack{ID: 1, Error: "openat f/x: not a directory", BadRequest: true}},
+		{name: "permission", err: fmt.Errorf("h: %w", fs.ErrPermission), want: wire.Ack{ID: 1, Error: "h: permission denied"}},
+		{name: "disk full", err: &fs.PathError{Op: "write", Path: "f", Err: syscall.ENOSPC}, want: wire.Ack{ID: 1, Error: "write f: no space left on device"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := fileAck(1, tt.err)
+			if got.ID != tt.want.ID || got.Error != tt.want.Error || got.BadRequest != tt.want.BadRequest || got.NotFound != tt.want.NotFound {
+				t.Errorf("fileAck = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// os.Root's refusal to follow a link out is the error escapes recognises.
+func TestEscapesMatchesRoot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Symlink("/etc/passwd", dir+"/out"); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, name := range []string{"out", "../x"} {
+		if _, err := root.Open(name); !escapes(err) {
+			t.Errorf("Open(%q) = %v, not an escape", name, err)
+		}
+	}
+}

@@ -1,0 +1,173 @@
+package agent
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+// The working directory's files for the kernel's requests. User code runs
+// next to them and may have planted symbolic links, hard links or pipes:
+// every path resolves through the os.Root (never outside the working
+// directory), a write replaces the file instead of writing through it, and
+// a read opens only regular files the user may read.
+
+// maxFileContent bounds a read: the content, in base64, fits in one Ack.
+const maxFileContent = wire.MaxPayload/4*3 - 64<<10
+
+// maxListEntries bounds a directory listing.
+const maxListEntries = 10_000
+
+// replace writes content to p, creating missing parent directories: the
+// content goes to a new file, owned by the user, that is then renamed over
+// p.
+func (w fileWriter) replace(p string, content []byte) error {
+	if err := checkPath(p); err != nil {
+		return err
+	}
+	elems := strings.Split(p, "/")
+	for i := 1; i < len(elems); i++ {
+		if err := w.mkdir(path.Join(elems[:i]...)); err != nil {
+			return err
+		}
+	}
+	tmp := path.Join(path.Dir(p), ".paddock-"+rand.Text()+".tmp")
+	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(content)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil && w.chown {
+		err = f.Chown(w.uid, w.gid)
+	}
+	err = errors.Join(err, f.Close())
+	if err == nil {
+		err = w.root.Rename(tmp, p)
+	}
+	if err != nil {
+		w.root.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// read returns the content of the regular file p, at most max bytes (zero:
+// maxFileContent); a larger file is refused.
+func (w fileWriter) read(p string, max int64) ([]byte, error) {
+	if err := checkPath(p); err != nil {
+		return nil, err
+	}
+	limit := int64(maxFileContent)
+	if max > 0 && max < limit {
+		limit = max
+	}
+	// Non-blocking: opening a pipe must not wait for a writer.
+	f, err := w.root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", p, ErrNotRegular)
+	}
+	if err := w.mayRead(fi); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s has %d bytes, more than %d: %w", p, fi.Size(), limit, ErrFileTooLarge)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s has more than %d bytes: %w", p, limit, ErrFileTooLarge)
+	}
+	return b, nil
+}
+
+// mayRead checks that the user could read the file: the agent may run as
+// root, and a hard link can bring another user's file into the working
+// directory.
+func (w fileWriter) mayRead(fi fs.FileInfo) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !w.chown || !ok {
+		return nil
+	}
+	perm := fi.Mode().Perm()
+	var bit fs.FileMode
+	switch {
+	case int(st.Uid) == w.uid:
+		bit = 0o400
+	case int(st.Gid) == w.gid:
+		bit = 0o040
+	default:
+		bit = 0o004
+	}
+	if perm&bit == 0 {
+		return fs.ErrPermission
+	}
+	return nil
+}
+
+// list describes the entries of directory p ("" or "." is the working
+// directory), sorted by name. Symbolic links are described, not followed.
+func (w fileWriter) list(p string) ([]wire.FileEntry, error) {
+	name := p
+	if p == "" || p == "." {
+		name = "."
+	} else if err := checkPath(p); err != nil {
+		return nil, err
+	}
+	d, err := w.root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	fi, err := d.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s: %w", name, syscall.ENOTDIR)
+	}
+	dirents, err := d.ReadDir(maxListEntries + 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if len(dirents) > maxListEntries {
+		return nil, fmt.Errorf("%s has more than %d entries: %w", name, maxListEntries, ErrTooManyEntries)
+	}
+	entries := make([]wire.FileEntry, 0, len(dirents))
+	for _, de := range dirents {
+		info, err := de.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		entries = append(entries, wire.FileEntry{
+			Name:  de.Name(),
+			Size:  info.Size(),
+			IsDir: info.IsDir(),
+			Mode:  lsMode(info.Mode()),
+			MTime: info.ModTime().UTC(),
+		})
+	}
+	slices.SortFunc(entries, func(a, b wire.FileEntry) int { return strings.Compare(a.Name, b.Name) })
+	return entries, nil
+}

@@ -1,0 +1,284 @@
+// Paddock's Node kernel. The driver (driver.js) evaluates this source when
+// the agent asks it to become a kernel and calls the function it yields with
+// the request and the driver's require. Cells arrive as frames on fd 3;
+// outputs, as Jupyter-shaped events, and the end of each cell leave as
+// frames on fd 4 (see driverchan.go).
+//
+// Cells run as scripts in the main context, so that top-level let, const,
+// function and class declarations outlive them, as in node's REPL; a cell
+// with top-level await goes through the REPL's own transform. Whatever is
+// written to process.stdout and process.stderr (console.log…) becomes
+// ordered stream events; child processes keep the real fds 1 and 2, which
+// the agent forwards raw. SIGINT interrupts the running cell only.
+(function paddockKernel(req, require) {
+  'use strict';
+  const fs = require('fs');
+  const net = require('net');
+  const path = require('path');
+  const util = require('util');
+  const vm = require('vm');
+  const Module = require('module');
+  const { StringDecoder } = require('string_decoder');
+  // The REPL's transform for top-level await, loaded (with its parser) by
+  // the first cell that may need it; null without --expose-internals.
+  let processTopLevelAwait;
+  function awaitTransform() {
+    if (processTopLevelAwait === undefined) {
+      try {
+        ({ processTopLevelAwait } = require('internal/repl/await'));
+      } catch (e) {
+        processTopLevelAwait = null;
+      }
+    }
+    return processTopLevelAwait;
+  }
+  const importDynamic = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+
+  const MAX_FRAME = (64 << 20) - 8192;
+  const KERNEL_FILE = 'paddock-kernel.js';
+  const INTERRUPTED = Symbol('interrupted');
+
+  // Reopened through /proc, the channels are close-on-exec: no child
+  // process inherits them.
+  function reopen(fd, flags) {
+    const n = fs.openSync(`/proc/self/fd/${fd}`, flags);
+    fs.closeSync(fd);
+    return n;
+  }
+  const ctlFd = reopen(3, 'r');
+  const outFd = reopen(4, 'w');
+
+  let seq = 0; // the current, or last, cell
+  let running = null; // the running cell: { interrupt() }
+
+  function note(text) {
+    return Buffer.from(JSON.stringify({ op: 'event', seq, type: 'stream', stream: 'stderr', text: `[paddock: ${text}]\n` }));
+  }
+
+  function frameOf(msg) {
+    let body;
+    try {
+      body = Buffer.from(JSON.stringify(msg), 'utf8');
+    } catch (e) {
+      body = note(`an output could not be encoded: ${e.message}`);
+    }
+    if (body.length > MAX_FRAME) body = note(`an output of ${body.length} bytes was dropped: over the frame limit`);
+    const frame = Buffer.allocUnsafe(4 + body.length);
+    frame.writeUInt32BE(body.length, 0);
+    body.copy(frame, 4);
+    return frame;
+  }
+
+  // send writes the frames of msgs in one write.
+  function send(...msgs) {
+    const frame = msgs.length === 1 ? frameOf(msgs[0]) : Buffer.concat(msgs.map(frameOf));
+    try {
+      for (let off = 0; off < frame.length;) off += fs.writeSync(outFd, frame, off);
+    } catch (e) {
+      process.reallyExit(0); // the agent is gone
+    }
+  }
+
+  // Every write is sent at once: the cell may block the only thread right
+  // after it, so that nothing could send it later.
+  function output(stream, text) {
+    if (text) send({ op: 'event', seq, type: 'stream', stream, text });
+  }
+
+  function capture(stream, name) {
+    const decoder = new StringDecoder('utf8');
+    stream.write = function write(chunk, encoding, cb) {
+      if (typeof encoding === 'function') {
+        cb = encoding;
+        encoding = undefined;
+      }
+      let text;
+      if (typeof chunk === 'string') {
+        text = !encoding || /^utf-?8$/i.test(encoding) ? chunk : decoder.write(Buffer.from(chunk, encoding));
+      } else if (ArrayBuffer.isView(chunk)) {
+        text = decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      } else {
+        text = String(chunk);
+      }
+      output(name, text);
+      if (typeof cb === 'function') process.nextTick(cb);
+      return true;
+    };
+  }
+
+  function inspect(v) {
+    try {
+      return util.inspect(v);
+    } catch (e) {
+      return Object.prototype.toString.call(v);
+    }
+  }
+
+  // The stack without the kernel's frames: they follow the cell's.
+  function userStack(stack) {
+    const lines = stack.split('\n');
+    const cut = lines.findIndex((l) => /^\s+at /.test(l) && (l.includes('node:vm') || l.includes(KERNEL_FILE)));
+    return (cut < 0 ? lines : lines.slice(0, cut)).filter((l) => !l.includes(KERNEL_FILE));
+  }
+
+  function describe(e) {
+    try {
+      if (e instanceof Error || (e !== null && typeof e === 'object' && typeof e.stack === 'string')) {
+        const name = String(e.name === undefined ? 'Error' : e.name);
+        const value = String(e.message === undefined ? '' : e.message);
+        const stack = typeof e.stack === 'string' && e.stack ? e.stack : `${name}: ${value}`;
+        return { name, value, traceback: userStack(stack) };
+      }
+    } catch (err) {} // an object that throws on every access
+    const shown = inspect(e);
+    return { name: 'Uncaught', value: shown, traceback: [`Uncaught ${shown}`] };
+  }
+
+  function isInterrupt(e) {
+    try {
+      return e === INTERRUPTED || (e instanceof Error && e.code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED');
+    } catch (err) {
+      return false;
+    }
+  }
+
+  function compile(code, filename) {
+    const options = { filename };
+    if (importDynamic !== undefined) options.importModuleDynamically = importDynamic;
+    // Like the REPL, a cell that looks like a block is first tried as an
+    // object literal.
+    if (/^\s*\{/.test(code) && /\}\s*$/.test(code)) {
+      try {
+        return { script: new vm.Script(`(${code}\n)`, options), wrapped: false };
+      } catch (e) {}
+    }
+    if (code.includes('await') && awaitTransform() !== null) {
+      let wrapped = null;
+      try {
+        wrapped = processTopLevelAwait(code);
+      } catch (e) {} // not valid JavaScript: compiling the cell reports it
+      if (wrapped !== null) return { script: new vm.Script(wrapped, options), wrapped: true };
+    }
+    return { script: new vm.Script(code, options), wrapped: false };
+  }
+
+  async function runCell(msg) {
+    seq = msg.seq;
+    const early = interrupts.has(msg.seq);
+    interrupts.clear(); // any other is of a cell that is over
+    if (early) {
+      send({ op: 'done', seq: msg.seq, status: 'interrupted', error: null });
+      return;
+    }
+    if (msg.env) Object.assign(process.env, msg.env);
+    let status = 'ok';
+    let error = null;
+    let last = null; // the result or the error, sent with the end
+    let interrupt;
+    const interrupted = new Promise((resolve, reject) => {
+      interrupt = () => reject(INTERRUPTED);
+    });
+    interrupted.catch(() => {});
+    running = { seq: msg.seq, interrupt };
+    try {
+      const { script, wrapped } = compile(String(msg.code || ''), `[cell-${msg.count}]`);
+      let value = script.runInThisContext({ breakOnSigint: true });
+      if (wrapped) {
+        const r = await Promise.race([value, interrupted]);
+        value = r === undefined ? undefined : r.value;
+      }
+      if (value !== undefined) {
+        last = { op: 'event', seq, type: 'execute_result', data: { 'text/plain': util.inspect(value) }, metadata: {} };
+      }
+    } catch (e) {
+      if (isInterrupt(e)) {
+        status = 'interrupted';
+      } else {
+        status = 'error';
+        error = describe(e);
+        last = { op: 'event', seq, type: 'error', error };
+      }
+    }
+    running = null;
+    const done = { op: 'done', seq: msg.seq, status, error };
+    if (last !== null) send(last, done);
+    else send(done);
+  }
+
+  // Cells run one after the other, in the order they arrive.
+  const queue = [];
+  let busy = false;
+  async function drain() {
+    if (busy) return;
+    busy = true;
+    while (queue.length > 0) {
+      const msg = queue.shift();
+      if (msg.op === 'execute') await runCell(msg);
+    }
+    busy = false;
+  }
+
+  // The agent interrupts a cell with SIGINT and with a message, which
+  // reaches an awaited cell even when node's vm has swallowed the signal,
+  // and a cell that has not started yet.
+  const interrupts = new Set();
+  function interruptCell(cellSeq) {
+    if (running !== null && running.seq === cellSeq) running.interrupt();
+    else interrupts.add(cellSeq);
+  }
+
+  let pending = Buffer.alloc(0);
+  function receive(chunk) {
+    pending = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
+    while (pending.length >= 4) {
+      const n = pending.readUInt32BE(0);
+      if (pending.length < 4 + n) break;
+      const msg = JSON.parse(pending.toString('utf8', 4, 4 + n));
+      pending = pending.subarray(4 + n);
+      if (msg.op === 'interrupt') interruptCell(msg.seq);
+      else queue.push(msg);
+    }
+    drain();
+  }
+
+  Object.assign(process.env, req.env || {});
+  process.argv = [process.argv[0]];
+  process.execArgv = [];
+  const cwd = process.cwd();
+  const replModule = new Module('<repl>');
+  replModule.filename = path.join(cwd, '<repl>');
+  replModule.paths = Module._nodeModulePaths(cwd);
+  globalThis.module = replModule;
+  globalThis.exports = replModule.exports;
+  globalThis.require = Module.createRequire(replModule.filename);
+  delete globalThis.__filename;
+  delete globalThis.__dirname;
+  capture(process.stdout, 'stdout');
+  capture(process.stderr, 'stderr');
+  // SIGINT stops a running script while a vm watchdog is armed. One armed
+  // for the kernel's whole life (as node's REPL arms one) means SIGINT never
+  // kills the kernel: with a process listener instead, node's vm would put
+  // the default action back around every script. Outside a script the
+  // signal is dropped; the agent's message stops an awaited cell.
+  let armed = false;
+  try {
+    armed = process.binding('contextify').startSigintWatchdog() === true;
+  } catch (e) {} // no such binding: a listener, and its gaps
+  if (!armed) {
+    process.on('SIGINT', () => {
+      if (running !== null) running.interrupt();
+    });
+  }
+  // As in the REPL, an error no cell catches is reported and the kernel
+  // lives on.
+  process.on('uncaughtException', (e) => {
+    const d = describe(e);
+    output('stderr', `${d.name === 'Uncaught' ? '' : 'Uncaught '}${d.traceback.join('\n')}\n`);
+  });
+  const quit = () => process.reallyExit(0);
+  const ctl = new net.Socket({ fd: ctlFd, readable: true, writable: false });
+  ctl.on('data', receive);
+  ctl.on('end', quit);
+  ctl.on('error', quit);
+  send({ op: 'ready' });
+})

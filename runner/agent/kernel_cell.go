@@ -1,0 +1,213 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+// Cell statuses and the reasons a kernel adds to the run's, spelled as
+// runner spells them.
+const (
+	statusOK          = "ok"
+	statusError       = "error"
+	statusAborted     = "aborted"
+	reasonInterrupted = "interrupted"
+	reasonKernelLost  = "kernel_lost"
+)
+
+// Event types, as in Jupyter's messages.
+const (
+	eventStream        = "stream"
+	eventDisplayData   = "display_data"
+	eventExecuteResult = "execute_result"
+	eventError         = "error"
+)
+
+// Statuses the driver ends a cell with.
+const (
+	driverOK          = "ok"
+	driverError       = "error"
+	driverInterrupted = "interrupted"
+)
+
+// cell is the running cell. Its fields are guarded by the kernel's mu.
+type cell struct {
+	id     uint64 // the host's Execute ID
+	seq    uint64 // its number on the driver channel
+	count  int    // its execution count
+	proc   *kproc // the interpreter it runs in
+	quota  quota  // stream bytes, events and raw output together
+	over   bool   // past the quota: nothing more is forwarded
+	abort  string // why the agent stopped it (timeout, output_limit); the first wins
+	timers []*time.Timer
+	start  time.Time // when the Execute frame was read
+}
+
+// execute starts the cell in f, or refuses it with an error event and a
+// Done.
+func (k *kernel) execute(f wire.Frame) error {
+	start := time.Now()
+	var req wire.Execute
+	if ok, err := k.decode(f, &req); !ok {
+		return err
+	}
+	k.mu.Lock()
+	count := k.count
+	switch {
+	case k.lost || k.proc == nil:
+		k.mu.Unlock()
+		return k.refuse(req.ID, count, reasonKernelLost, nil)
+	case k.cell != nil:
+		k.mu.Unlock()
+		return k.refuse(req.ID, count, reasonError, &wire.ExecError{Name: "Busy", Value: "another cell is running", Traceback: []string{}})
+	}
+	if err := checkExecute(req); err != nil {
+		k.mu.Unlock()
+		return k.refuse(req.ID, count, reasonError, &wire.ExecError{Name: "BadRequest", Value: err.Error(), Traceback: []string{}})
+	}
+	if strings.TrimSpace(req.Code) == "" {
+		// As in Jupyter, an empty cell runs nothing and counts nothing.
+		k.mu.Unlock()
+		return k.sendJSON(wire.TypeDone, wire.Done{ID: req.ID, ExecutionCount: count, Status: statusOK, Reason: reasonOK})
+	}
+	k.count++
+	k.seq++
+	c := &cell{id: req.ID, seq: k.seq, count: k.count, proc: k.proc, quota: quota{limit: outputLimit(req.MaxOutput)}, start: start}
+	k.cell = c
+	if req.TimeoutMS > 0 {
+		c.timers = append(c.timers, time.AfterFunc(time.Duration(req.TimeoutMS)*time.Millisecond, func() { k.expire(c) }))
+	}
+	k.mu.Unlock()
+	frame, err := encodeDriverFrame(driverRequest{Op: opExecute, Seq: c.seq, Count: c.count, Code: req.Code, Env: req.Env})
+	if err != nil {
+		k.mu.Lock()
+		k.endLocked(c)
+		k.mu.Unlock()
+		return k.refuse(req.ID, c.count, reasonError, &wire.ExecError{Name: "BadRequest", Value: err.Error(), Traceback: []string{}})
+	}
+	c.proc.deliver(frame)
+	return nil
+}
+
+// refuse answers an Execute that does not run: an error event when e is
+// set, then Done.
+func (k *kernel) refuse(id uint64, count int, reason string, e *wire.ExecError) error {
+	if e != nil {
+		if err := k.sendJSON(wire.TypeEvent, wire.Event{ID: id, Type: eventError, Error: e}); err != nil {
+			return err
+		}
+	}
+	return k.sendJSON(wire.TypeDone, wire.Done{ID: id, ExecutionCount: count, Status: statusAborted, Reason: reason, Error: e})
+}
+
+func checkExecute(req wire.Execute) error {
+	if req.TimeoutMS < 0 || req.MaxOutput < 0 {
+		return fmt.Errorf("negative timeout or output cap: %w", ErrBadRequest)
+	}
+	return checkEnv(req.Env)
+}
+
+// expire stops cell c at its time limit.
+func (k *kernel) expire(c *cell) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.cell == c {
+		k.abortLocked(c, reasonTimeout)
+	}
+}
+
+// abortLocked interrupts c for reason and kills the interpreter if the cell
+// has not ended InterruptGraceMS later.
+func (k *kernel) abortLocked(c *cell, reason string) {
+	if c.abort != "" {
+		return
+	}
+	c.abort = reason
+	c.proc.interrupt(c.seq)
+	c.timers = append(c.timers, time.AfterFunc(wire.InterruptGraceMS*time.Millisecond, func() { k.overdue(c) }))
+}
+
+// overdue kills the interpreter of a cell that outlived its interrupt.
+func (k *kernel) overdue(c *cell) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.cell == c {
+		c.proc.killFor(fmt.Sprintf("the cell did not stop within %d ms of its %s interrupt", wire.InterruptGraceMS, c.abort))
+	}
+}
+
+// endLocked makes c no longer the running cell.
+func (k *kernel) endLocked(c *cell) {
+	k.cell = nil
+	for _, t := range c.timers {
+		t.Stop()
+	}
+}
+
+// takeLocked counts n more output bytes of c and returns how many of them
+// may be forwarded. Past the quota the cell is stopped.
+func (k *kernel) takeLocked(c *cell, n int) int {
+	if c.over {
+		return 0
+	}
+	keep, over := c.quota.take(n)
+	if over {
+		c.over = true
+		k.abortLocked(c, reasonOutputLimit)
+	}
+	return keep
+}
+
+// eventLocked turns the driver's event ev of cell c into the host's, and
+// reports whether it is forwarded.
+func (k *kernel) eventLocked(c *cell, ev wire.Event) (wire.Event, bool) {
+	ev.ID = c.id
+	ev.ExecutionCount = 0
+	switch ev.Type {
+	case eventStream:
+		if ev.Stream != "stdout" && ev.Stream != "stderr" {
+			return ev, false
+		}
+		if keep := k.takeLocked(c, len(ev.Text)); keep < len(ev.Text) {
+			ev.Text = cutUTF8(ev.Text, keep)
+		}
+		return ev, ev.Text != ""
+	case eventExecuteResult:
+		ev.ExecutionCount = c.count
+	case eventDisplayData, eventError:
+	default:
+		return ev, false
+	}
+	return ev, true
+}
+
+// cutUTF8 returns s cut to at most n bytes, at a character boundary.
+func cutUTF8(s string, n int) string {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// doneFrame says how cell id ended: the driver's status, unless the agent
+// stopped the cell itself (abort).
+func doneFrame(id uint64, count int, driverStatus, abort string, e *wire.ExecError) wire.Done {
+	d := wire.Done{ID: id, ExecutionCount: count}
+	switch {
+	case abort != "":
+		d.Status, d.Reason = statusAborted, abort
+	case driverStatus == driverOK:
+		d.Status, d.Reason = statusOK, reasonOK
+	case driverStatus == driverError:
+		d.Status, d.Reason, d.Error = statusError, reasonError, e
+	case driverStatus == driverInterrupted:
+		d.Status, d.Reason = statusAborted, reasonInterrupted
+	default:
+		d.Status, d.Reason = statusAborted, reasonError
+	}
+	return d
+}

@@ -1,0 +1,398 @@
+package agent
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+// resultText is the text/plain of the cell's execute_result, or "".
+func (r cellResult) resultText() string {
+	for _, ev := range r.events {
+		if ev.Type == "execute_result" {
+			s, _ := ev.Data["text/plain"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+func TestKernelInterrupt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		language string
+		setup    string
+		loop     string
+		check    string
+		want     string
+	}{
+		{name: "python busy loop", language: LanguagePython, setup: "x = 5", loop: "print('looping', flush=True)\nwhile True: pass", check: "x", want: "5"},
+		{name: "python sleep", language: LanguagePython, setup: "x = 6", loop: "import time\nprint('sleeping')\ntime.sleep(60)", check: "x", want: "6"},
+		{name: "node busy loop", language: LanguageNode, setup: "let x = 5", loop: "console.log('looping'); for (;;) {}", check: "x", want: "5"},
+		{name: "node await", language: LanguageNode, setup: "const x = 6", loop: "console.log('waiting'); await new Promise(() => {})", check: "x", want: "6"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			k := startKernel(t, testConfig(t, tt.language), nil)
+			k.execute(wire.Execute{Code: tt.setup}).mustDone(t, "ok", "ok")
+			req := wire.Execute{Code: tt.loop}
+			start := k.startCell(&req)
+			// The loop announces itself: the cell runs when it is interrupted.
+			if f := k.frame(); f.Type != wire.TypeEvent {
+				t.Fatalf("frame %c %s, want the cell's output", f.Type, f.Payload)
+			}
+			id := k.nextID()
+			k.send(wire.TypeInterrupt, wire.Request{ID: id})
+			res := k.collect(req.ID, start)
+			res.mustDone(t, "aborted", "interrupted")
+			if a := k.waitAck(id); !reflect.DeepEqual(a, wire.Ack{ID: id}) {
+				t.Errorf("interrupt ack %+v", a)
+			}
+			if got := k.execute(wire.Execute{Code: tt.check}).resultText(); got != tt.want {
+				t.Errorf("after the interrupt: %q, want %q", got, tt.want)
+			}
+			// With no cell running an interrupt changes nothing.
+			if a := k.simple(wire.TypeInterrupt); a.Error != "" {
+				t.Errorf("idle interrupt: %+v", a)
+			}
+			if got := k.execute(wire.Execute{Code: tt.check}).resultText(); got != tt.want {
+				t.Errorf("after an idle interrupt: %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestKernelTimeout(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		language string
+		code     string
+	}{
+		{name: "python sleep", language: LanguagePython, code: "import time; time.sleep(60)"},
+		{name: "python busy loop", language: LanguagePython, code: "while True: pass"},
+		{name: "node busy loop", language: LanguageNode, code: "for (;;) {}"},
+		{name: "node await", language: LanguageNode, code: "await new Promise(r => setTimeout(r, 60000))"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			k := startKernel(t, testConfig(t, tt.language), nil)
+			res := k.execute(wire.Execute{Code: tt.code, TimeoutMS: 500})
+			res.mustDone(t, "aborted", "timeout")
+			if res.elapsed < 500*time.Millisecond || res.elapsed > 2*time.Second {
+				t.Errorf("timed out after %v, want about 500ms", res.elapsed)
+			}
+			if got := k.execute(wire.Execute{Code: "1 + 1"}).resultText(); got != "2" {
+				t.Errorf("after the timeout: %q, want 2", got)
+			}
+		})
+	}
+}
+
+func TestKernelLost(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		language    string
+		code        string
+		timeoutMS   int64
+		wantReason  string
+		wantSignal  int
+		wantMessage string
+		wantStdout  string // stream output before the end
+		minElapsed  time.Duration
+	}{
+		{
+			name:        "python ignores the interrupt",
+			language:    LanguagePython,
+			code:        "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: pass",
+			timeoutMS:   300,
+			wantReason:  "timeout",
+			wantSignal:  9,
+			wantMessage: "the cell did not stop within 2000 ms of its timeout interrupt; the interpreter ended: killed by signal 9 (killed)",
+			minElapsed:  2300 * time.Millisecond,
+		},
+		{
+			name:        "python exits",
+			language:    LanguagePython,
+			code:        "import sys\nprint('bye')\nsys.exit(3)",
+			wantReason:  "kernel_lost",
+			wantMessage: "the interpreter ended: exit status 3",
+			wantStdout:  "bye\n",
+		},
+		{
+			name:        "python killed",
+			language:    LanguagePython,
+			code:        "import os\nos.kill(os.getpid(), 9)",
+			wantReason:  "kernel_lost",
+			wantSignal:  9,
+			wantMessage: "the interpreter ended: killed by signal 9 (killed)",
+		},
+		{
+			name:        "python breaks the channel",
+			language:    LanguagePython,
+			code:        "import os\nos.write(4, b'\\xff\\xff\\xff\\xff')",
+			wantReason:  "kernel_lost",
+			wantSignal:  9,
+			wantMessage: "the interpreter broke the kernel's channel (driver protocol violation: frame of 4294967295 bytes); the interpreter ended: killed by signal 9 (killed)",
+		},
+		{
+			name:        "node exits",
+			language:    LanguageNode,
+			code:        "console.log('bye'); process.exit(4)",
+			wantReason:  "kernel_lost",
+			wantMessage: "the interpreter ended: exit status 4",
+			wantStdout:  "bye\n",
+		},
+		{
+			name:        "node ignores the interrupt",
+			language:    LanguageNode,
+			code:        "setInterval(() => { for (;;) {} }, 1); await new Promise(() => {})",
+			timeoutMS:   300,
+			wantReason:  "timeout",
+			wantSignal:  9,
+			wantMessage: "the cell did not stop within 2000 ms of its timeout interrupt; the interpreter ended: killed by signal 9 (killed)",
+			minElapsed:  2300 * time.Millisecond,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			k := startKernel(t, testConfig(t, tt.language), nil)
+			res := k.execute(wire.Execute{Code: tt.code, TimeoutMS: tt.timeoutMS})
+			res.mustDone(t, "aborted", tt.wantReason)
+			if res.elapsed < tt.minElapsed {
+				t.Errorf("done after %v, want at least %v", res.elapsed, tt.minElapsed)
+			}
+			if got := res.text("stdout"); got != tt.wantStdout {
+				t.Errorf("stdout %q, want %q", got, tt.wantStdout)
+			}
+			lost := k.waitLost()
+			if want := (wire.Lost{Message: tt.wantMessage, Signal: tt.wantSignal}); lost != want {
+				t.Errorf("lost %+v, want %+v", lost, want)
+			}
+			after := k.execute(wire.Execute{Code: "1"})
+			after.mustDone(t, "aborted", "kernel_lost")
+			if len(after.events) != 0 {
+				t.Errorf("events after the loss: %+v", after.events)
+			}
+			// A restart brings the kernel back.
+			if a := k.simple(wire.TypeRestart); a.Error != "" {
+				t.Fatalf("restart: %+v", a)
+			}
+			if got := k.execute(wire.Execute{Code: "40 + 2"}); got.resultText() != "42" || got.done.ExecutionCount != 1 {
+				t.Errorf("after the restart: %+v", got)
+			}
+		})
+	}
+}
+
+func TestKernelRestart(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		language string
+		set      string
+		get      string
+		wantErr  string
+	}{
+		{name: "python", language: LanguagePython, set: "x = 1\nimport os\nos.environ['LATER'] = 'x'", get: "import os\nprint(os.environ.get('OPEN'), os.environ.get('LATER'))\nx", wantErr: "NameError"},
+		{name: "node", language: LanguageNode, set: "const x = 1; process.env.LATER = 'x'", get: "console.log(process.env.OPEN, process.env.LATER); x", wantErr: "ReferenceError"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			k := startKernel(t, testConfig(t, tt.language), map[string]string{"OPEN": "kept"})
+			k.execute(wire.Execute{Code: tt.set}).mustDone(t, "ok", "ok")
+			k.execute(wire.Execute{Code: "2"}).mustDone(t, "ok", "ok")
+			if a := k.simple(wire.TypeRestart); a.Error != "" {
+				t.Fatalf("restart: %+v", a)
+			}
+			res := k.execute(wire.Execute{Code: tt.get})
+			res.mustDone(t, "error", "error")
+			if e := res.errorEvent(t); e.Name != tt.wantErr || res.done.ExecutionCount != 1 {
+				t.Errorf("error %+v, count %d; want %s, 1", e, res.done.ExecutionCount, tt.wantErr)
+			}
+			if got := res.text("stdout"); !strings.HasPrefix(got, "kept ") || strings.Contains(got, " x") {
+				t.Errorf("stdout %q, want the open environment only", got)
+			}
+		})
+	}
+}
+
+func TestKernelRestartDuringCell(t *testing.T) {
+	t.Parallel()
+	k := startKernel(t, testConfig(t, LanguagePython), nil)
+	req := wire.Execute{Code: "print('running', flush=True)\nimport time\ntime.sleep(60)"}
+	start := k.startCell(&req)
+	if f := k.frame(); f.Type != wire.TypeEvent {
+		t.Fatalf("frame %c %s, want the cell's output", f.Type, f.Payload)
+	}
+	id := k.nextID()
+	k.send(wire.TypeRestart, wire.Request{ID: id})
+	k.collect(req.ID, start).mustDone(t, "aborted", "interrupted")
+	if a := k.waitAck(id); a.Error != "" {
+		t.Fatalf("restart: %+v", a)
+	}
+	if len(k.losts) != 0 {
+		t.Errorf("lost %+v after a restart", k.losts)
+	}
+	if got := k.execute(wire.Execute{Code: "'fresh'"}); got.resultText() != "'fresh'" || got.done.ExecutionCount != 1 {
+		t.Errorf("after the restart: %+v", got)
+	}
+}
+
+func TestKernelBusy(t *testing.T) {
+	t.Parallel()
+	k := startKernel(t, testConfig(t, LanguagePython), nil)
+	first := wire.Execute{Code: "print('started', flush=True)\nimport time\ntime.sleep(0.5)\n'first'"}
+	start := k.startCell(&first)
+	if f := k.frame(); f.Type != wire.TypeEvent {
+		t.Fatalf("frame %c %s, want the cell's output", f.Type, f.Payload)
+	}
+	second := wire.Execute{Code: "'second'"}
+	k.startCell(&second)
+	busy := k.collect(second.ID, time.Now())
+	wantErr := wire.ExecError{Name: "Busy", Value: "another cell is running", Traceback: []string{}}
+	if len(busy.events) != 1 || busy.events[0].Type != "error" || busy.events[0].Error == nil || busy.events[0].Error.Name != wantErr.Name || busy.events[0].Error.Value != wantErr.Value {
+		t.Errorf("busy events %+v, want one error %+v", busy.events, wantErr)
+	}
+	busy.mustDone(t, "aborted", "error")
+	res := k.collect(first.ID, start)
+	res.mustDone(t, "ok", "ok")
+	if res.resultText() != "'first'" || res.done.ExecutionCount != 1 {
+		t.Errorf("first cell %+v", res)
+	}
+}
+
+func TestKernelOutputLimit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		language   string
+		code       string
+		max        int64
+		wantStdout string // events and raw output together
+	}{
+		{name: "python one write", language: LanguagePython, code: "print('A' * 10000)", max: 100, wantStdout: strings.Repeat("A", 100)},
+		{name: "python flood", language: LanguagePython, code: "while True: print('B' * 99)", max: 1000, wantStdout: strings.Repeat(strings.Repeat("B", 99)+"\n", 10)},
+		{name: "python child", language: LanguagePython, code: "import os\nos.system('yes C | head -c 100000')", max: 1000, wantStdout: strings.Repeat("C\n", 500)},
+		{name: "node flood", language: LanguageNode, code: "for (;;) console.log('D'.repeat(99))", max: 1000, wantStdout: strings.Repeat(strings.Repeat("D", 99)+"\n", 10)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			k := startKernel(t, testConfig(t, tt.language), nil)
+			res := k.execute(wire.Execute{Code: tt.code, MaxOutput: tt.max})
+			res.mustDone(t, "aborted", "output_limit")
+			if got := res.text("stdout") + string(res.stdout); got != tt.wantStdout {
+				t.Errorf("stdout %d bytes %.40q…, want %d bytes", len(got), got, len(tt.wantStdout))
+			}
+			if got := k.execute(wire.Execute{Code: "1 + 1"}).resultText(); got != "2" {
+				t.Errorf("after the limit: %q, want 2", got)
+			}
+		})
+	}
+}
+
+func TestKernelBadRequests(t *testing.T) {
+	t.Parallel()
+	k := startKernel(t, testConfig(t, LanguagePython), nil)
+	for _, req := range []wire.Execute{
+		{Code: "1", TimeoutMS: -1},
+		{Code: "1", MaxOutput: -1},
+		{Code: "1", Env: map[string]string{"A=B": "c"}},
+	} {
+		req.ID = k.nextID()
+		k.send(wire.TypeExecute, req)
+		res := k.collect(req.ID, time.Now())
+		res.mustDone(t, "aborted", "error")
+		if e := res.errorEvent(t); e.Name != "BadRequest" || res.done.ExecutionCount != 0 {
+			t.Errorf("%+v: error %+v, count %d", req, e, res.done.ExecutionCount)
+		}
+	}
+	// A second open, a run, and a frame only the agent sends are refused.
+	id := k.nextID()
+	if a := k.call(wire.TypeKernel, id, wire.KernelOpen{ID: id}); !reflect.DeepEqual(a, wire.Ack{ID: id, Error: "kernel already open"}) {
+		t.Errorf("second open: %+v", a)
+	}
+	for _, typ := range []wire.Type{wire.TypeRun, wire.TypeDone} {
+		k.send(typ, struct{}{})
+		f := k.frame()
+		if f.Type != wire.TypeFail {
+			t.Fatalf("%c: frame %c %s, want fail", typ, f.Type, f.Payload)
+		}
+	}
+	// An undecodable request has no ID to answer.
+	if err := k.w.Write(wire.TypeExecute, []byte("{")); err != nil {
+		t.Fatal(err)
+	}
+	if f := k.frame(); f.Type != wire.TypeFail || !strings.Contains(string(f.Payload), `"bad_request":true`) {
+		t.Errorf("frame %c %s, want a bad request fail", f.Type, f.Payload)
+	}
+	if got := k.execute(wire.Execute{Code: "'fine'"}); got.resultText() != "'fine'" || got.done.ExecutionCount != 1 {
+		t.Errorf("after the refusals: %+v", got)
+	}
+}
+
+func TestKernelOpenRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		run  bool // a run used the sandbox first
+		env  map[string]string
+		want wire.Ack
+	}{
+		{name: "after a run", run: true, want: wire.Ack{ID: 1, Error: "sandbox already used"}},
+		{name: "bad environment", env: map[string]string{"": "x"}, want: wire.Ack{ID: 1, Error: `environment variable "": bad run request`, BadRequest: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := startAgent(t, testConfig(t, LanguagePython))
+			c.hello()
+			if tt.run {
+				c.run(wire.Run{Code: "print(1)"}).mustExit(t)
+			}
+			k := &kernelClient{client: c, acks: map[uint64]wire.Ack{}}
+			if a := k.call(wire.TypeKernel, 1, wire.KernelOpen{ID: 1, Env: tt.env}); !reflect.DeepEqual(a, tt.want) {
+				t.Errorf("open: %+v, want %+v", a, tt.want)
+			}
+		})
+	}
+}
+
+// An interpreter that dies between cells is reported lost at once.
+func TestKernelLostWhileIdle(t *testing.T) {
+	t.Parallel()
+	k := startKernel(t, testConfig(t, LanguagePython), nil)
+	res := k.execute(wire.Execute{Code: "import os, threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), os._exit(5))).start()"})
+	res.mustDone(t, "ok", "ok")
+	if lost := k.waitLost(); lost != (wire.Lost{Message: "the interpreter ended: exit status 5"}) {
+		t.Errorf("lost %+v", lost)
+	}
+	k.execute(wire.Execute{Code: "1"}).mustDone(t, "aborted", "kernel_lost")
+}
+
+// A restarted interpreter runs the template's warm-up code again.
+func TestKernelRestartWarmsUp(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t, LanguageNode)
+	cfg.Warmup = "globalThis.warmed = (globalThis.warmed || 0) + 1; console.log('warm-up output is dropped')"
+	k := startKernel(t, cfg, nil)
+	if got := k.execute(wire.Execute{Code: "warmed"}); got.resultText() != "1" || len(got.events) != 1 {
+		t.Errorf("before the restart: %+v", got.events)
+	}
+	if a := k.simple(wire.TypeRestart); a.Error != "" {
+		t.Fatalf("restart: %+v", a)
+	}
+	if got := k.execute(wire.Execute{Code: "warmed"}); got.resultText() != "1" || len(got.events) != 1 {
+		t.Errorf("after the restart: %+v", got.events)
+	}
+}

@@ -1,0 +1,208 @@
+package agent
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner/wire"
+)
+
+func (k *kernelClient) writeFile(p string, content []byte) wire.Ack {
+	k.t.Helper()
+	id := k.nextID()
+	return k.call(wire.TypeFileWrite, id, wire.FileWrite{ID: id, Path: p, Content: content})
+}
+
+func (k *kernelClient) readFile(p string, max int64) wire.Ack {
+	k.t.Helper()
+	id := k.nextID()
+	return k.call(wire.TypeFileRead, id, wire.FileRead{ID: id, Path: p, Max: max})
+}
+
+func (k *kernelClient) listFiles(p string) wire.Ack {
+	k.t.Helper()
+	id := k.nextID()
+	return k.call(wire.TypeFileList, id, wire.FileRead{ID: id, Path: p})
+}
+
+// ackShape is what a file test checks of an Ack.
+type ackShape struct {
+	ok, badRequest, notFound bool
+	content                  string
+}
+
+func shapeOf(a wire.Ack) ackShape {
+	return ackShape{ok: a.Error == "", badRequest: a.BadRequest, notFound: a.NotFound, content: string(a.Content)}
+}
+
+func TestKernelFiles(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t, LanguagePython)
+	outside := t.TempDir()
+	k := startKernel(t, cfg, nil)
+	// User code plants links out of the working directory, and a pipe.
+	plant := "import os\n" +
+		"os.symlink('/etc/passwd', 'out.txt')\n" +
+		"os.symlink(" + pyString(outside) + ", 'outdir')\n" +
+		"os.symlink('../../../../../../../../etc/hostname', 'o3')\n" +
+		"os.symlink('/proc/1/root/etc/hostname', 'o2')\n" +
+		"os.mkfifo('pipe')\n" +
+		"os.mkdir('sub')\n" +
+		"open('sub/in.txt', 'w').write('inside')\n" +
+		"os.symlink('sub/in.txt', 'link-in')"
+	k.execute(wire.Execute{Code: plant}).mustDone(t, "ok", "ok")
+	passwd, err := os.ReadFile("/etc/passwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name string
+		do   func() wire.Ack
+		want ackShape
+	}{
+		{name: "write nested", do: func() wire.Ack { return k.writeFile("a/b/c.txt", []byte("hello")) }, want: ackShape{ok: true}},
+		{name: "read it back", do: func() wire.Ack { return k.readFile("a/b/c.txt", 0) }, want: ackShape{ok: true, content: "hello"}},
+		{name: "read within max", do: func() wire.Ack { return k.readFile("a/b/c.txt", 5) }, want: ackShape{ok: true, content: "hello"}},
+		{name: "read over max", do: func() wire.Ack { return k.readFile("a/b/c.txt", 4) }, want: ackShape{badRequest: true}},
+		{name: "read an empty file", do: func() wire.Ack { k.writeFile("empty", nil); return k.readFile("empty", 0) }, want: ackShape{ok: true}},
+		{name: "read missing", do: func() wire.Ack { return k.readFile("nope.txt", 0) }, want: ackShape{notFound: true}},
+		{name: "read a directory", do: func() wire.Ack { return k.readFile("a", 0) }, want: ackShape{badRequest: true}},
+		{name: "read a pipe", do: func() wire.Ack { return k.readFile("pipe", 0) }, want: ackShape{badRequest: true}},
+		{name: "read a link inside", do: func() wire.Ack { return k.readFile("link-in", 0) }, want: ackShape{ok: true, content: "inside"}},
+		{name: "read through a link to /etc/passwd", do: func() wire.Ack { return k.readFile("out.txt", 0) }, want: ackShape{badRequest: true}},
+		{name: "read through a relative link out", do: func() wire.Ack { return k.readFile("o3", 0) }, want: ackShape{badRequest: true}},
+		{name: "read through /proc", do: func() wire.Ack { return k.readFile("o2", 0) }, want: ackShape{badRequest: true}},
+		{name: "read parent", do: func() wire.Ack { return k.readFile("../x", 0) }, want: ackShape{badRequest: true}},
+		{name: "read absolute", do: func() wire.Ack { return k.readFile("/etc/passwd", 0) }, want: ackShape{badRequest: true}},
+		{name: "write parent", do: func() wire.Ack { return k.writeFile("../x", []byte("x")) }, want: ackShape{badRequest: true}},
+		{name: "write absolute", do: func() wire.Ack { return k.writeFile("/tmp/x", []byte("x")) }, want: ackShape{badRequest: true}},
+		{name: "write through a directory link out", do: func() wire.Ack { return k.writeFile("outdir/x", []byte("x")) }, want: ackShape{badRequest: true}},
+		{name: "write onto a directory", do: func() wire.Ack { return k.writeFile("a", []byte("x")) }, want: ackShape{badRequest: true}},
+		{name: "write under a file", do: func() wire.Ack { return k.writeFile("a/b/c.txt/d", []byte("x")) }, want: ackShape{badRequest: true}},
+		{name: "list a file", do: func() wire.Ack { return k.listFiles("a/b/c.txt") }, want: ackShape{badRequest: true}},
+		{name: "list missing", do: func() wire.Ack { return k.listFiles("nope") }, want: ackShape{notFound: true}},
+		{name: "list through a link out", do: func() wire.Ack { return k.listFiles("outdir") }, want: ackShape{badRequest: true}},
+		{name: "list parent", do: func() wire.Ack { return k.listFiles("..") }, want: ackShape{badRequest: true}},
+	}
+	for _, tt := range tests {
+		if got := shapeOf(tt.do()); got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+
+	// Writing a planted link replaces the link, not its target.
+	if a := k.writeFile("out.txt", []byte("mine")); a.Error != "" {
+		t.Errorf("write over the link: %+v", a)
+	}
+	if fi, err := os.Lstat(filepath.Join(cfg.Workdir, "out.txt")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("out.txt: %v, %v; want a regular file", fi, err)
+	}
+	if after, _ := os.ReadFile("/etc/passwd"); !bytes.Equal(after, passwd) {
+		t.Errorf("/etc/passwd changed")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("written outside the working directory: %v", entries)
+	}
+
+	a := k.listFiles("a/b")
+	want := []wire.FileEntry{{Name: "c.txt", Size: 5, Mode: "-rw-r--r--"}}
+	if a.Error != "" || len(a.Entries) != 1 {
+		t.Fatalf("list a/b: %+v", a)
+	}
+	if mtime := a.Entries[0].MTime; time.Since(mtime) > time.Minute || mtime.Location() != time.UTC {
+		t.Errorf("mtime %v", mtime)
+	}
+	a.Entries[0].MTime = time.Time{}
+	if !reflect.DeepEqual(a.Entries, want) {
+		t.Errorf("list a/b: %+v, want %+v", a.Entries, want)
+	}
+	var names []string
+	for _, e := range k.listFiles("").Entries {
+		names = append(names, e.Name+" "+e.Mode[:1])
+	}
+	wantNames := []string{"a d", "empty -", "link-in l", "o2 l", "o3 l", "out.txt -", "outdir l", "pipe p", "sub d"}
+	if !reflect.DeepEqual(names, wantNames) {
+		t.Errorf("list: %q, want %q", names, wantNames)
+	}
+	// The working directory holds no leftover of the writes.
+	if got := k.listFiles("."); len(got.Entries) != len(wantNames) {
+		t.Errorf("list .: %+v", got.Entries)
+	}
+}
+
+func TestKernelFilesWhileCellRuns(t *testing.T) {
+	t.Parallel()
+	k := startKernel(t, testConfig(t, LanguageNode), nil)
+	req := wire.Execute{Code: "console.log('started'); await new Promise(r => setTimeout(r, 1000)); require('fs').readFileSync('in.txt', 'utf8')"}
+	start := k.startCell(&req)
+	if f := k.frame(); f.Type != wire.TypeEvent {
+		t.Fatalf("frame %c %s, want the cell's output", f.Type, f.Payload)
+	}
+	if a := k.writeFile("in.txt", []byte("during")); a.Error != "" {
+		t.Fatalf("write: %+v", a)
+	}
+	if a := k.readFile("in.txt", 0); string(a.Content) != "during" {
+		t.Errorf("read: %+v", a)
+	}
+	res := k.collect(req.ID, start)
+	if res.resultText() != "'during'" {
+		t.Errorf("cell %+v", res)
+	}
+}
+
+func TestKernelFilesAsUser(t *testing.T) {
+	t.Parallel()
+	if os.Getuid() != 0 {
+		t.Skip("needs root to switch users")
+	}
+	cfg := testConfig(t, LanguageNode)
+	cfg.UID, cfg.GID = 1000, 1000
+	cfg.Workdir = userWorkdir(t)
+	k := startKernel(t, cfg, nil)
+	// A root-only file, hard-linked into the working directory.
+	secret := filepath.Join(filepath.Dir(cfg.Workdir), "secret")
+	if err := os.WriteFile(secret, []byte("root only"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(secret, filepath.Join(cfg.Workdir, "hard")); err != nil {
+		t.Fatal(err)
+	}
+	if got := shapeOf(k.readFile("hard", 0)); got != (ackShape{}) {
+		t.Errorf("read of a root-only hard link: %+v, want a plain error", got)
+	}
+	// Writing it replaces the link: the root-owned file is untouched.
+	if a := k.writeFile("hard", []byte("mine")); a.Error != "" {
+		t.Errorf("write: %+v", a)
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "root only" {
+		t.Errorf("secret = %q", b)
+	}
+	if a := k.writeFile("d/new.txt", []byte("x")); a.Error != "" {
+		t.Fatalf("write: %+v", a)
+	}
+	for _, p := range []string{"hard", "d", "d/new.txt"} {
+		fi, err := os.Stat(filepath.Join(cfg.Workdir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid != 1000 || st.Gid != 1000 {
+			t.Errorf("%s owned by %d:%d, want 1000:1000", p, st.Uid, st.Gid)
+		}
+	}
+	res := k.execute(wire.Execute{Code: "const fs = require('fs'); fs.readFileSync('d/new.txt', 'utf8') + fs.readFileSync('hard', 'utf8')"})
+	if res.resultText() != "'xmine'" {
+		t.Errorf("the user reads %+v", res.events)
+	}
+}
+
+// pyString quotes s as a Python string literal.
+func pyString(s string) string {
+	return strconv.Quote(s)
+}
