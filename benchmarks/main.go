@@ -82,10 +82,21 @@ func run(ctx context.Context, o options) error {
 		if err != nil {
 			return errorsJoin(err, cold.stop())
 		}
-		rows = append(rows, row{lang: l.name, kind: "cold one-shot, HTTP end to end (no pool)", s: s})
+		rows = append(rows, row{lang: l.name, kind: "cold one-shot, HTTP end to end (no pool)", s: s, cold: true})
 	}
 	if err := cold.stop(); err != nil {
 		return err
+	}
+	for _, l := range langs {
+		fs, err := templateRootfs(o.cache, l.name)
+		if err != nil {
+			return err
+		}
+		s, err := rawRunscSamples(ctx, o, l, fs, o.coldN)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{lang: l.name, kind: "raw `runsc run` of the interpreter (cold baseline)", s: s, rawRunsc: true})
 	}
 	for _, l := range langs {
 		s, err := nativeSamples(ctx, l, o.nativeN)
