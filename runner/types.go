@@ -76,6 +76,8 @@ const (
 	ReasonOOM          Reason = "oom"           // memory limit reached
 	ReasonOutputLimit  Reason = "output_limit"  // a stream exceeded its cap
 	ReasonKilled       Reason = "killed"        // killed by a signal Paddock did not send
+	ReasonPidsLimit    Reason = "pids_limit"    // failed or timed out with the process limit reached
+	ReasonDiskLimit    Reason = "disk_limit"    // failed with a writable filesystem full
 	ReasonSandboxError Reason = "sandbox_error" // the sandbox died for another reason
 )
 

@@ -45,6 +45,7 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 	}
 
 	end := &ender{kill: s.killAll}
+	probe := s.agent.limitProbe()
 	limits := [2]int64{outputLimit(req.MaxStdout), outputLimit(req.MaxStderr)}
 	for i, p := range s.pumps {
 		p.start <- sink{
@@ -59,7 +60,10 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 	go deliver(s.interp.stdin, req.Stdin)
 	stopTimer := func() bool { return false }
 	if req.TimeoutMS > 0 {
-		timer := time.AfterFunc(time.Duration(req.TimeoutMS)*time.Millisecond, func() { end.end(reasonTimeout) })
+		timer := time.AfterFunc(time.Duration(req.TimeoutMS)*time.Millisecond, func() {
+			probe.take() // before the kill: a fork bomb still forks
+			end.end(reasonTimeout)
+		})
 		stopTimer = timer.Stop
 	}
 	defer stopTimer()
@@ -73,6 +77,7 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 	}
 	exec := time.Since(start)
 	stopTimer() // the program is over: from here on only output can end it
+	ended := probe.take()
 
 	res := s.drain()
 	s.interp.stdin.Close()
@@ -81,7 +86,9 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 			return wire.Exit{}, fmt.Errorf("forwarding output: %w", r.err)
 		}
 	}
-	return exitFrame(status, end.why(), res[0], res[1], exec), nil
+	e := exitFrame(status, end.why(), res[0], res[1], exec)
+	e.Reason = limitReason(e.Reason, ended)
+	return e, nil
 }
 
 // drain waits for the output streams to end, kills every remaining user

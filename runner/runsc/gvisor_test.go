@@ -203,6 +203,43 @@ func TestGVisorLimits(t *testing.T) {
 			t.Fatalf("stdout %q stderr %q reason %s, want the fork loop stopped with EAGAIN", res.Stdout, res.Stderr, res.Reason)
 		}
 	})
+	t.Run("uncaught fork bomb fails", func(t *testing.T) {
+		// Every process of this bomb dies of its first failed fork, so the
+		// bomb collapses within milliseconds of reaching the limit, before
+		// its first process has reported: the agent, counting when the
+		// program ended, sees well under the limit (0 to 11 of 32
+		// observed) and mostly says error.
+		res := e.run(t, "python", runner.RunRequest{Code: "import os\nwhile True: os.fork()", Timeout: 20 * time.Second})
+		t.Logf("reason %s", res.Reason)
+		if (res.Reason != runner.ReasonPidsLimit && res.Reason != runner.ReasonError) || !strings.Contains(string(res.Stderr), "BlockingIOError") {
+			t.Fatalf("reason %s exit %d stderr %.300q, want pids_limit or error with EAGAIN", res.Reason, res.ExitCode, res.Stderr)
+		}
+	})
+	t.Run("fork bomb that runs out the clock says pids_limit", func(t *testing.T) {
+		res := e.run(t, "python", runner.RunRequest{
+			Code:    "import os, time\nfor _ in range(64):\n try:\n  if os.fork() == 0:\n   time.sleep(60)\n except OSError:\n  pass\ntime.sleep(60)",
+			Timeout: 2 * time.Second})
+		if res.Reason != runner.ReasonPidsLimit {
+			t.Fatalf("reason %s exit %d stderr %.300q, want pids_limit", res.Reason, res.ExitCode, res.Stderr)
+		}
+	})
+	for _, dir := range []string{"/workspace", "/tmp"} {
+		t.Run("filling "+dir+" says disk_limit", func(t *testing.T) {
+			res := e.run(t, "python", runner.RunRequest{
+				Code:    "f = open('" + dir + "/big', 'wb')\nwhile True: f.write(b'x' * 2**20)",
+				Timeout: 20 * time.Second})
+			if res.Reason != runner.ReasonDiskLimit || !strings.Contains(string(res.Stderr), "No space left on device") {
+				t.Fatalf("reason %s exit %d stderr %.300q, want disk_limit and ENOSPC", res.Reason, res.ExitCode, res.Stderr)
+			}
+		})
+	}
+	t.Run("failing with room to spare says error", func(t *testing.T) {
+		res := e.run(t, "python", runner.RunRequest{
+			Code: "import os\nfor _ in range(8):\n if os.fork() == 0:\n  import time; time.sleep(60)\nopen('/workspace/small', 'wb').write(b'x' * 2**20)\nraise SystemExit(3)"})
+		if res.Reason != runner.ReasonError || res.ExitCode != 3 {
+			t.Fatalf("reason %s exit %d stderr %.300q, want error 3", res.Reason, res.ExitCode, res.Stderr)
+		}
+	})
 	t.Run("grandchild holding stdout does not delay", func(t *testing.T) {
 		start := time.Now()
 		res := e.run(t, "python", runner.RunRequest{Code: "import subprocess; subprocess.Popen(['sleep','600']); print('done')"})

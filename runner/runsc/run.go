@@ -81,7 +81,14 @@ func (s *sandbox) Run(ctx context.Context, req runner.RunRequest, out runner.Out
 // whole sandbox; the guest process then dies of SIGKILL and the agent can
 // only say "killed". The memory cgroup knows better.
 func (s *sandbox) exitReason(agent runner.Reason) runner.Reason {
-	if (agent == runner.ReasonKilled || agent == runner.ReasonError) && oomKills(s.id) > 0 {
+	switch agent {
+	case runner.ReasonKilled, runner.ReasonError, runner.ReasonPidsLimit, runner.ReasonDiskLimit:
+	default:
+		return agent
+	}
+	// Running out of memory is the root cause whatever else the program
+	// ran into on its way down.
+	if oomKills(s.id) > 0 {
 		return runner.ReasonOOM
 	}
 	return agent
