@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -59,14 +60,14 @@ func run(ctx context.Context, o options) error {
 	for _, l := range langs {
 		s, err := warm.sample(ctx, l, o.warmN, true)
 		if err != nil {
-			return errorsJoin(err, warm.stop())
+			return errors.Join(err, warm.stop())
 		}
 		rows = append(rows, row{lang: l.name, kind: "warm one-shot, HTTP end to end (pool hit)", s: s})
 	}
 	for _, l := range langs {
 		s, err := warm.sessionSamples(ctx, l, o.warmN)
 		if err != nil {
-			return errorsJoin(err, warm.stop())
+			return errors.Join(err, warm.stop())
 		}
 		rows = append(rows, row{lang: l.name, kind: "session execute `x + 1`, HTTP round trip", s: s})
 	}
@@ -80,7 +81,7 @@ func run(ctx context.Context, o options) error {
 	for _, l := range langs {
 		s, err := cold.sample(ctx, l, o.coldN, false)
 		if err != nil {
-			return errorsJoin(err, cold.stop())
+			return errors.Join(err, cold.stop())
 		}
 		rows = append(rows, row{lang: l.name, kind: "cold one-shot, HTTP end to end (no pool)", s: s, cold: true})
 	}

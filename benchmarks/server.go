@@ -155,5 +155,3 @@ func freePort() (int, error) {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
-
-func errorsJoin(errs ...error) error { return errors.Join(errs...) }

@@ -78,15 +78,15 @@ func (w *Writer) Write(t Type, payload []byte) error {
 	if len(payload) > MaxPayload {
 		return fmt.Errorf("writing %c frame of %d bytes: %w", t, len(payload), ErrTooLarge)
 	}
-	var hdr [headerSize]byte
-	hdr[0] = byte(t)
-	binary.BigEndian.PutUint32(hdr[1:], uint32(len(payload)))
+	// One write per frame: under gVisor every system call is expensive,
+	// and header and payload always travel together.
+	buf := make([]byte, headerSize+len(payload))
+	buf[0] = byte(t)
+	binary.BigEndian.PutUint32(buf[1:headerSize], uint32(len(payload)))
+	copy(buf[headerSize:], payload)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := w.w.Write(hdr[:]); err != nil {
-		return err
-	}
-	_, err := w.w.Write(payload)
+	_, err := w.w.Write(buf)
 	return err
 }
 
