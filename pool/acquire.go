@@ -12,14 +12,18 @@ import (
 type StartKind string
 
 const (
-	StartPool StartKind = "pool" // taken ready from the pool
-	StartCold StartKind = "cold" // started on the request path
+	StartPool    StartKind = "pool"    // taken ready from the pool
+	StartRestore StartKind = "restore" // restored from the template's snapshot on the request path
+	StartCold    StartKind = "cold"    // started from scratch on the request path
 )
 
 // Lease is a sandbox handed out by Acquire. Its holder must Release it.
 type Lease struct {
 	Sandbox runner.Sandbox
 	Kind    StartKind
+	// Start is the part of Wait spent restoring or starting the sandbox
+	// on the request path; zero for a pool hit.
+	Start time.Duration
 	// Wait is how long Acquire took.
 	Wait time.Duration
 }

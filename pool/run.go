@@ -13,7 +13,8 @@ import (
 // Timing splits a one-shot run's wall time into its phases.
 type Timing struct {
 	Queue   time.Duration // waiting for a run slot
-	Acquire time.Duration // getting a sandbox (pool hit or cold start)
+	Acquire time.Duration // getting a sandbox, Start included
+	Start   time.Duration // restoring or starting one on the request path; zero on a pool hit
 	Exec    time.Duration // Sandbox.Run
 	Total   time.Duration
 }
@@ -46,6 +47,7 @@ func (m *Manager) Run(ctx context.Context, template string, req runner.RunReques
 	for attempt := 1; ; attempt++ {
 		lease, err := m.Acquire(ctx, template)
 		o.Timing.Acquire += lease.Wait
+		o.Timing.Start += lease.Start
 		if err != nil {
 			o.Timing.Total = time.Since(begin)
 			return o, err

@@ -3,15 +3,27 @@ package pool
 // Stats is a snapshot of one template's pool.
 type Stats struct {
 	Template string
-	// Target is the configured ready count.
+	// Target is how many ready sandboxes the pool currently aims for. It
+	// follows demand between Floor and Ceiling.
 	Target   int
+	Floor    int
+	Ceiling  int
 	Ready    int
 	InUse    int
 	Starting int
-	// Hits and Misses count acquires served ready and cold.
+	// Hits and Misses count acquires served ready and not ready.
 	Hits          uint64
 	Misses        uint64
 	StartFailures uint64
+	// Restores and ColdStarts count sandboxes made each way, for the pool
+	// and on the request path. RestoreFailures counts restores that failed
+	// and fell back to a cold start.
+	Restores        uint64
+	ColdStarts      uint64
+	RestoreFailures uint64
+	// Snapshot is the state of the template's snapshot: "off" (not
+	// snapshotted), "building", "ready" or "failed".
+	Snapshot string
 	// Healthy is true once the template has produced a working sandbox.
 	Healthy bool
 }
@@ -25,6 +37,9 @@ func (m *Manager) Stats() []Stats {
 		out = append(out, Stats{
 			Template:      tp.tmpl.Name,
 			Target:        tp.tmpl.Size,
+			Floor:         tp.tmpl.Size,
+			Ceiling:       tp.tmpl.Size,
+			Snapshot:      "off",
 			Ready:         len(tp.ready),
 			InUse:         tp.inUse,
 			Starting:      tp.starting,
