@@ -11,6 +11,10 @@ type Spec struct {
 	// Rootfs is the host path of the template's root filesystem. The
 	// runtime never writes to it.
 	Rootfs string
+	// RootfsID identifies the root filesystem's content (one build of
+	// it), so that a snapshot taken on an older build is not restored on
+	// a newer one. Empty when unknown.
+	RootfsID string
 	// Warmup is code the pre-started interpreter runs before it waits for
 	// the request (for example imports). Empty means none.
 	Warmup string

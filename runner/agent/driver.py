@@ -159,7 +159,11 @@ def _paddock_report(e):
 
 
 def _paddock_reseed():
-    # A restored snapshot shares its random state with every other clone.
+    import os
+
+    # A restored snapshot shares its memory, random state included, with
+    # every other clone: draw fresh seeds from the kernel, which is not
+    # shared. os.urandom, secrets and uuid4 read the kernel already.
     rnd = sys.modules.get('random')
     if rnd is not None:
         rnd.seed()
@@ -169,6 +173,14 @@ def _paddock_reseed():
             np.random.seed()
         except Exception:
             pass
+    ssl = sys.modules.get('ssl')
+    if ssl is not None:
+        # OpenSSL's generator lives in process memory too; mixing in fresh
+        # entropy reseeds it.
+        ssl.RAND_add(os.urandom(48), 48.0)
+    tempfile = sys.modules.get('tempfile')
+    if tempfile is not None:
+        tempfile._name_sequence = None
 
 
 _paddock_main()

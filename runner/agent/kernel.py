@@ -466,7 +466,9 @@ def receive():
 
 
 def reseed():
-    # A restored snapshot shares its random state with every other clone.
+    # A restored snapshot shares its memory, random state included, with
+    # every other clone: draw fresh seeds from the kernel, which is not
+    # shared. os.urandom, secrets and uuid4 read the kernel already.
     rnd = sys.modules.get('random')
     if rnd is not None:
         rnd.seed()
@@ -476,6 +478,14 @@ def reseed():
             np.random.seed()
         except Exception:
             pass
+    ssl = sys.modules.get('ssl')
+    if ssl is not None:
+        # OpenSSL's generator lives in process memory too; mixing in fresh
+        # entropy reseeds it.
+        ssl.RAND_add(os.urandom(48), 48.0)
+    tempfile = sys.modules.get('tempfile')
+    if tempfile is not None:
+        tempfile._name_sequence = None
 
 
 def serve(req):

@@ -70,6 +70,12 @@ func readFrames(ctx context.Context, r *wire.Reader, frames chan<- frameOrErr) {
 
 // handle answers one frame; an error means the host can no longer be served.
 func (s *session) handle(ctx context.Context, f wire.Frame) error {
+	if f.Type == wire.TypePing {
+		if err := s.w.Write(wire.TypePing, f.Payload); err != nil {
+			return fmt.Errorf("answering ping: %w", err)
+		}
+		return nil
+	}
 	if s.kernel != nil {
 		return s.kernel.handle(ctx, f)
 	}

@@ -38,6 +38,19 @@ func (r *Runsc) Create(ctx context.Context, id string, o CreateOpts, io stdio) e
 	return err
 }
 
+// Restore brings container id up from the image in imageDir, detached,
+// with io as the stdio of its restored init process.
+func (r *Runsc) Restore(ctx context.Context, id string, o CreateOpts, imageDir string, io stdio) error {
+	_, err := r.run(ctx, r.argv(o.global(), "restore", "--detach", "--image-path="+imageDir, "--bundle="+o.Bundle, id), io)
+	return err
+}
+
+// Checkpoint saves container id's state into imageDir and stops it.
+func (r *Runsc) Checkpoint(ctx context.Context, id, imageDir string) error {
+	_, err := r.run(ctx, r.argv(nil, "checkpoint", "--image-path="+imageDir, id), stdio{})
+	return err
+}
+
 // Start starts a created container.
 func (r *Runsc) Start(ctx context.Context, id string) error {
 	_, err := r.run(ctx, r.argv(nil, "start", id), stdio{})

@@ -27,9 +27,13 @@ type Config struct {
 	Agent string
 	// Platform is the gVisor platform; "systrap" when empty.
 	Platform string
-	// StartTimeout bounds one sandbox start, including the agent's hello.
+	// StartTimeout bounds one sandbox start or restore, including the
+	// agent's first answer.
 	StartTimeout time.Duration
-	Logger       *slog.Logger
+	// SnapshotDir caches snapshot images across restarts. Empty disables
+	// snapshots.
+	SnapshotDir string
+	Logger      *slog.Logger
 }
 
 // Runtime starts gVisor sandboxes.
@@ -39,6 +43,7 @@ type Runtime struct {
 	agentDir string
 	bundles  string
 	log      *slog.Logger
+	digests
 }
 
 var _ runner.Runtime = (*Runtime)(nil)
@@ -119,6 +124,18 @@ func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbo
 // create runs `runsc create` with fresh pipes as the container's stdio and
 // keeps the host ends.
 func (rt *Runtime) create(ctx context.Context, id, bundle string, spec runner.Spec) (*sandbox, error) {
+	return rt.launch(ctx, id, bundle, spec, func(ctx context.Context, opts CreateOpts, io stdio) error {
+		if err := rt.runsc.Create(ctx, id, opts, io); err != nil {
+			return fmt.Errorf("creating sandbox %s: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// launch runs a runsc command that brings container id up (create or
+// restore) with fresh pipes as the container's stdio, and keeps the host
+// ends.
+func (rt *Runtime) launch(ctx context.Context, id, bundle string, spec runner.Spec, up func(context.Context, CreateOpts, stdio) error) (*sandbox, error) {
 	// The container reads stdinR and writes stdoutW/stderrW; the host keeps
 	// the other ends.
 	stdinR, stdinW, err := os.Pipe()
@@ -134,19 +151,21 @@ func (rt *Runtime) create(ctx context.Context, id, bundle string, spec runner.Sp
 		return nil, errors.Join(err, closeAll(stdinR, stdinW, stdoutR, stdoutW))
 	}
 	opts := CreateOpts{Bundle: bundle, OverlaySize: withDefaults(spec.Limits).DiskBytes}
-	// runsc create is never interrupted: killed halfway it leaves the
-	// sandbox's host cgroups, and at times its sandbox and gofer
+	// runsc create (and restore) is never interrupted: killed halfway it
+	// leaves the sandbox's host cgroups, and at times its sandbox and gofer
 	// processes, behind with no state that `runsc list` or `delete` could
 	// find them by. It runs to its end, bounded by StartTimeout; a caller
-	// that gave up meanwhile fails at `runsc start` and destroys it.
+	// that gave up meanwhile fails at the next step and destroys it.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rt.cfg.StartTimeout)
 	defer cancel()
-	err = rt.runsc.Create(cctx, id, opts, stdio{in: stdinR, out: stdoutW, err: stderrW})
+	err = up(cctx, opts, stdio{in: stdinR, out: stdoutW, err: stderrW})
 	// The sandbox holds its own copies now; ours would keep the pipes open
 	// after it dies.
 	closeErr := closeAll(stdinR, stdoutW, stderrW)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("creating sandbox %s: %w", id, err), closeAll(stdinW, stdoutR, stderrR), closeErr)
+		// A failed restore can leave a half-made container behind.
+		_ = rt.runsc.Delete(context.WithoutCancel(ctx), id, DeleteOpts{Force: true})
+		return nil, errors.Join(err, closeAll(stdinW, stdoutR, stderrR), closeErr)
 	}
 	return newSandbox(rt, id, bundle, stdinW, stdoutR, stderrR), nil
 }

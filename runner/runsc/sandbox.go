@@ -105,6 +105,26 @@ func (s *sandbox) awaitHello(ctx context.Context, language string) error {
 	}
 }
 
+// ping checks that the agent answers: a restored agent says no hello, it
+// was said before the checkpoint.
+func (s *sandbox) ping(ctx context.Context) error {
+	if err := s.w.Write(wire.TypePing, []byte(s.id)); err != nil {
+		return fmt.Errorf("sending ping: %w", err)
+	}
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("%w; agent log: %s", ctx.Err(), s.logs.String())
+	case fr, ok := <-s.frames:
+		switch {
+		case !ok:
+			return fmt.Errorf("agent exited: %s", s.logs.String())
+		case fr.Type != wire.TypePing || string(fr.Payload) != s.id:
+			return fmt.Errorf("agent answered a ping with %c", fr.Type)
+		}
+		return nil
+	}
+}
+
 // Destroy kills the container and removes it with its bundle.
 func (s *sandbox) Destroy(ctx context.Context) error {
 	s.destroyed.Do(func() {

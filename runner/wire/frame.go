@@ -33,6 +33,9 @@ const (
 	TypeFileList  Type = 'L' // host → agent: JSON FileRead (path only); reply Ack with Entries
 	TypeAck       Type = 'A' // agent → host: JSON Ack
 	TypeLost      Type = 'Z' // agent → host: JSON Lost, the interpreter died; state is gone
+
+	// Liveness, used after a sandbox is restored from a snapshot.
+	TypePing Type = 'P' // host → agent: any payload; the agent echoes the frame
 )
 
 // MaxPayload bounds one frame's payload. A run request carries its files,
@@ -52,7 +55,7 @@ func (t Type) valid() bool {
 	switch t {
 	case TypeHello, TypeRun, TypeStdout, TypeStderr, TypeExit, TypeFail,
 		TypeKernel, TypeExecute, TypeEvent, TypeDone, TypeInterrupt, TypeRestart,
-		TypeFileWrite, TypeFileRead, TypeFileList, TypeAck, TypeLost:
+		TypeFileWrite, TypeFileRead, TypeFileList, TypeAck, TypeLost, TypePing:
 		return true
 	}
 	return false
