@@ -64,11 +64,12 @@ func (m *Manager) Acquire(ctx context.Context, template string) (Lease, error) {
 	} else if ok {
 		return Lease{Sandbox: sb, Kind: StartPool, Wait: time.Since(begin)}, nil
 	}
-	sb, err := m.coldStart(ctx, tp)
+	startBegin := time.Now()
+	sb, kind, err := m.coldStart(ctx, tp)
 	if err != nil {
 		return Lease{}, err
 	}
-	return Lease{Sandbox: sb, Kind: StartCold, Wait: time.Since(begin)}, nil
+	return Lease{Sandbox: sb, Kind: kind, Wait: time.Since(begin), Start: time.Since(startBegin)}, nil
 }
 
 // takeReady leases the oldest live ready sandbox of tp, destroying dead
@@ -88,6 +89,7 @@ func (m *Manager) takeReady(tp *tpool) (sb runner.Sandbox, ok bool, err error) {
 		}
 		tp.inUse++
 		tp.hits++
+		m.recordTakeLocked(tp, false)
 		m.leases[e.sb.ID()] = tp
 		sb, ok = e.sb, true
 		break
@@ -107,20 +109,22 @@ func (m *Manager) takeReady(tp *tpool) (sb runner.Sandbox, ok bool, err error) {
 
 // coldStart starts a sandbox on the request path and leases it. Close
 // cancels it.
-func (m *Manager) coldStart(ctx context.Context, tp *tpool) (runner.Sandbox, error) {
+func (m *Manager) coldStart(ctx context.Context, tp *tpool) (runner.Sandbox, StartKind, error) {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
-		return nil, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, ErrClosed)
+		return nil, "", fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, ErrClosed)
 	}
 	tp.starting++
 	tp.misses++
+	m.recordTakeLocked(tp, true)
 	m.holdLocked()
 	m.mu.Unlock()
+	tp.poke() // the target may have grown
 
 	sctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(m.ctx, cancel)
-	sb, err := m.start(sctx, tp)
+	sb, kind, err := m.make(sctx, tp, true)
 	stop()
 	cancel()
 
@@ -131,21 +135,21 @@ func (m *Manager) coldStart(ctx context.Context, tp *tpool) (runner.Sandbox, err
 		m.unholdLocked()
 		switch {
 		case ctx.Err() != nil:
-			return nil, fmt.Errorf("cold start: %w", ctx.Err())
+			return nil, "", fmt.Errorf("starting on demand: %w", ctx.Err())
 		case m.closed:
-			return nil, fmt.Errorf("cold start: %w", ErrClosed)
+			return nil, "", fmt.Errorf("starting on demand: %w", ErrClosed)
 		}
 		tp.failures++
-		return nil, fmt.Errorf("cold start: %w", err)
+		return nil, "", fmt.Errorf("starting on demand: %w", err)
 	}
 	tp.healthy = true
 	if m.closed {
 		m.destroy(sb)
-		return nil, fmt.Errorf("cold start: %w", ErrClosed)
+		return nil, "", fmt.Errorf("starting on demand: %w", ErrClosed)
 	}
 	tp.inUse++
 	m.leases[sb.ID()] = tp
-	return sb, nil
+	return sb, kind, nil
 }
 
 // Release destroys sb off the request path and lets the filler replace

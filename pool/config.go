@@ -14,6 +14,7 @@ const (
 	DefaultQueueTimeout  = 10 * time.Second
 	DefaultMaxColdStarts = 4
 	DefaultStartTimeout  = 30 * time.Second
+	DefaultMaxRefills    = 1
 )
 
 // Template is one kind of sandbox the manager keeps warm.
@@ -23,9 +24,16 @@ type Template struct {
 	// Spec is what the runtime starts. An empty Spec.Template is set to
 	// Name.
 	Spec runner.Spec
-	// Size is the number of ready sandboxes to keep. Zero means every
-	// acquire is a cold start.
+	// Size is the floor: the ready sandboxes kept however idle the
+	// template is. Zero means an idle template keeps none.
 	Size int
+	// Max is the ceiling the pool may grow to under demand. Zero (or less
+	// than Size) means Size: a fixed pool.
+	Max int
+	// Snapshot makes the pool start sandboxes by restoring a snapshot of a
+	// freshly warmed-up one, when the runtime can (runner.Snapshotter).
+	// Leave it off for a spec whose clones could not be told apart.
+	Snapshot bool
 }
 
 // Config is the manager's typed configuration. Zero fields take defaults.
@@ -40,11 +48,22 @@ type Config struct {
 	MaxColdStarts int
 	// StartTimeout bounds one sandbox start.
 	StartTimeout time.Duration
+	// MaxSandboxes caps the sandboxes alive at once (ready, starting, in
+	// use) above which pools stop refilling. Zero means no cap.
+	MaxSandboxes int
+	// MemoryBudget caps, in bytes, the memory limits of the sandboxes alive
+	// at once above which pools stop refilling. Every template's floor is
+	// reserved within it. Zero means no cap.
+	MemoryBudget int64
+	// MaxRefills caps concurrent pool refills (starts or restores off the
+	// request path), so that refilling leaves CPU to requests.
+	MaxRefills int
 }
 
 // withDefaults validates c and returns a copy with defaults filled in.
 func (c Config) withDefaults() (Config, error) {
-	if c.MaxRuns < 0 || c.MaxColdStarts < 0 || c.QueueTimeout < 0 || c.StartTimeout < 0 {
+	if c.MaxRuns < 0 || c.MaxColdStarts < 0 || c.QueueTimeout < 0 || c.StartTimeout < 0 ||
+		c.MaxSandboxes < 0 || c.MemoryBudget < 0 || c.MaxRefills < 0 {
 		return Config{}, errors.New("pool config: negative limit")
 	}
 	if c.MaxRuns == 0 {
@@ -59,6 +78,10 @@ func (c Config) withDefaults() (Config, error) {
 	if c.StartTimeout == 0 {
 		c.StartTimeout = DefaultStartTimeout
 	}
+	if c.MaxRefills == 0 {
+		c.MaxRefills = DefaultMaxRefills
+	}
+	var floors, floorMemory int64
 	seen := make(map[string]bool, len(c.Templates))
 	tmpls := make([]Template, len(c.Templates))
 	for i, t := range c.Templates {
@@ -74,7 +97,16 @@ func (c Config) withDefaults() (Config, error) {
 		if t.Spec.Template == "" {
 			t.Spec.Template = t.Name
 		}
+		t.Max = max(t.Max, t.Size)
+		floors += int64(t.Size)
+		floorMemory += int64(t.Size) * t.Spec.Limits.MemoryBytes
 		tmpls[i] = t
+	}
+	if c.MaxSandboxes > 0 && floors > int64(c.MaxSandboxes) {
+		return Config{}, fmt.Errorf("pool config: the pool floors add up to %d sandboxes, over the cap of %d", floors, c.MaxSandboxes)
+	}
+	if c.MemoryBudget > 0 && floorMemory > c.MemoryBudget {
+		return Config{}, fmt.Errorf("pool config: the pool floors need %d MiB, over the memory budget of %d MiB", floorMemory>>20, c.MemoryBudget>>20)
 	}
 	c.Templates = tmpls
 	return c, nil

@@ -19,7 +19,14 @@ func (m *Manager) Start() {
 	for _, tp := range m.order {
 		m.fillers.Add(1)
 		go m.fill(tp)
+		if tp.tmpl.Snapshot && m.snap != nil {
+			tp.snap = snapBuilding
+			m.fillers.Add(1)
+			go m.keepSnapshot(tp)
+		}
 	}
+	m.fillers.Add(1)
+	go m.adapt()
 	go func() {
 		m.fillers.Wait()
 		close(m.fillersDone)

@@ -28,8 +28,13 @@ type Manager struct {
 	pools map[string]*tpool // fixed after New
 	order []*tpool          // config order, for Stats
 
-	runSlots  chan struct{}
-	coldSlots chan struct{}
+	runSlots    chan struct{}
+	coldSlots   chan struct{}
+	refillSlots chan struct{}
+
+	// snap is the runtime's snapshot ability, nil when it has none.
+	snap runner.Snapshotter
+	now  func() time.Time
 
 	// ctx is cancelled when Close begins; fillers and cold starts derive
 	// from it so Close interrupts them.
@@ -66,6 +71,18 @@ type tpool struct {
 	misses   uint64
 	failures uint64
 	healthy  bool
+
+	// Adaptive size: target follows demand between Size and Max.
+	target int
+	demand demand
+
+	// Snapshot state; rebuild pokes the goroutine that keeps the image.
+	snap            snapState
+	img             runner.Snapshot
+	rebuild         chan struct{}
+	restores        uint64
+	colds           uint64
+	restoreFailures uint64
 }
 
 // entry is a ready sandbox; taken is closed when it leaves the ready list.
@@ -95,6 +112,8 @@ func New(rt runner.Runtime, cfg Config, logger *slog.Logger) (*Manager, error) {
 		pools:       make(map[string]*tpool, len(cfg.Templates)),
 		runSlots:    make(chan struct{}, cfg.MaxRuns),
 		coldSlots:   make(chan struct{}, cfg.MaxColdStarts),
+		refillSlots: make(chan struct{}, cfg.MaxRefills),
+		now:         time.Now,
 		ctx:         ctx,
 		cancel:      cancel,
 		backoffMin:  100 * time.Millisecond,
@@ -103,29 +122,69 @@ func New(rt runner.Runtime, cfg Config, logger *slog.Logger) (*Manager, error) {
 		fillersDone: make(chan struct{}),
 		leases:      make(map[string]*tpool),
 	}
+	if sn, ok := rt.(runner.Snapshotter); ok {
+		m.snap = sn
+	}
 	for _, t := range cfg.Templates {
-		tp := &tpool{tmpl: t, wake: make(chan struct{}, 1)}
+		tp := &tpool{tmpl: t, wake: make(chan struct{}, 1), target: t.Size, snap: snapOff, rebuild: make(chan struct{}, 1)}
 		m.pools[t.Name] = tp
 		m.order = append(m.order, tp)
 	}
 	return m, nil
 }
 
-// start starts one sandbox of tp's template, bounded by StartTimeout.
-func (m *Manager) start(ctx context.Context, tp *tpool) (runner.Sandbox, error) {
+// start starts one sandbox of spec, bounded by StartTimeout.
+func (m *Manager) start(ctx context.Context, name string, spec runner.Spec) (runner.Sandbox, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.StartTimeout)
 	defer cancel()
-	sb, err := m.rt.Start(ctx, tp.tmpl.Spec)
+	sb, err := m.rt.Start(ctx, spec)
 	if err != nil {
-		return nil, fmt.Errorf("starting %s sandbox: %w", tp.tmpl.Name, err)
+		return nil, fmt.Errorf("starting %s sandbox: %w", name, err)
 	}
 	if sb == nil {
-		return nil, fmt.Errorf("starting %s sandbox: runtime returned no sandbox", tp.tmpl.Name)
+		return nil, fmt.Errorf("starting %s sandbox: runtime returned no sandbox", name)
 	}
 	return sb, nil
 }
 
 // poke wakes tp's filler without blocking.
+// make brings up a sandbox for tp: by restoring the template's snapshot
+// when it has a good one, else by starting one from scratch. A failed
+// restore falls back to a cold start and has the image rebuilt. A cold
+// start on the request path (onDemand) skips the warm-up: the request
+// should not wait for imports it may not need.
+func (m *Manager) make(ctx context.Context, tp *tpool, onDemand bool) (runner.Sandbox, StartKind, error) {
+	if img, ok := m.image(tp); ok {
+		rctx, cancel := context.WithTimeout(ctx, m.cfg.StartTimeout)
+		sb, err := m.snap.Restore(rctx, img)
+		cancel()
+		if err == nil && sb != nil {
+			m.count(tp, &tp.restores)
+			return sb, StartRestore, nil
+		}
+		if ctx.Err() != nil || m.ctx.Err() != nil {
+			return nil, "", fmt.Errorf("restoring %s sandbox: %w", tp.tmpl.Name, err)
+		}
+		m.restoreFailed(tp, img, err)
+	}
+	spec := tp.tmpl.Spec
+	if onDemand {
+		spec.Warmup = ""
+	}
+	sb, err := m.start(ctx, tp.tmpl.Name, spec)
+	if err != nil {
+		return nil, "", err
+	}
+	m.count(tp, &tp.colds)
+	return sb, StartCold, nil
+}
+
+func (m *Manager) count(tp *tpool, n *uint64) {
+	m.mu.Lock()
+	*n++
+	m.mu.Unlock()
+}
+
 func (tp *tpool) poke() {
 	select {
 	case tp.wake <- struct{}{}:

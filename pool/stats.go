@@ -35,18 +35,21 @@ func (m *Manager) Stats() []Stats {
 	out := make([]Stats, 0, len(m.order))
 	for _, tp := range m.order {
 		out = append(out, Stats{
-			Template:      tp.tmpl.Name,
-			Target:        tp.tmpl.Size,
-			Floor:         tp.tmpl.Size,
-			Ceiling:       tp.tmpl.Size,
-			Snapshot:      "off",
-			Ready:         len(tp.ready),
-			InUse:         tp.inUse,
-			Starting:      tp.starting,
-			Hits:          tp.hits,
-			Misses:        tp.misses,
-			StartFailures: tp.failures,
-			Healthy:       tp.healthy,
+			Template:        tp.tmpl.Name,
+			Target:          tp.target,
+			Floor:           tp.tmpl.Size,
+			Ceiling:         tp.tmpl.Max,
+			Restores:        tp.restores,
+			ColdStarts:      tp.colds,
+			RestoreFailures: tp.restoreFailures,
+			Snapshot:        string(tp.snap),
+			Ready:           len(tp.ready),
+			InUse:           tp.inUse,
+			Starting:        tp.starting,
+			Hits:            tp.hits,
+			Misses:          tp.misses,
+			StartFailures:   tp.failures,
+			Healthy:         tp.healthy,
 		})
 	}
 	return out

@@ -23,6 +23,9 @@ type Snapshotter interface {
 	// Restore starts a sandbox from img. It fails with ErrSnapshotMissing
 	// when the image is gone from disk.
 	Restore(ctx context.Context, img Snapshot) (Sandbox, error)
+	// Drop removes img from the cache, so that the next Snapshot of its
+	// spec builds it again. For an image that failed to restore.
+	Drop(img Snapshot) error
 }
 
 // Snapshot is one saved sandbox image.

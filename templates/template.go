@@ -29,8 +29,19 @@ type Template struct {
 	Warmup string `json:"warmup"`
 	// Limits bound each sandbox of this template.
 	Limits Limits `json:"limits"`
-	// PoolSize is how many warm sandboxes the pool keeps ready.
+	// PoolSize is the floor of the template's pool: the ready sandboxes
+	// kept however idle it is.
 	PoolSize int `json:"pool_size"`
+	// PoolMax is the ceiling the pool may grow to under demand.
+	PoolMax int `json:"pool_max"`
+	// Snapshot says whether sandboxes may be restored from a snapshot
+	// taken after the warm-up. Clones of a snapshot share its memory, so
+	// it must be false when the interpreter keeps random state that its
+	// driver cannot reseed after a restore.
+	Snapshot bool `json:"snapshot"`
+	// SnapshotNote says why a template is not snapshotted, for people
+	// reading /v1/templates.
+	SnapshotNote string `json:"snapshot_note,omitempty"`
 }
 
 // Limits bound one sandbox of a template.

@@ -65,6 +65,9 @@ func (t Template) Validate() error {
 	if l.MemoryMB <= 0 || l.Processes <= 0 || l.CPUs <= 0 || l.DiskMB <= 0 || l.OpenFiles <= 0 || l.TimeoutMS <= 0 {
 		bad("limits must all be positive: %+v", l)
 	}
+	if t.PoolMax != 0 && t.PoolMax < t.PoolSize {
+		bad("pool_max %d is below pool_size %d", t.PoolMax, t.PoolSize)
+	}
 	if t.PoolSize < 0 {
 		bad("pool_size %d is negative", t.PoolSize)
 	}

@@ -25,6 +25,11 @@ type config struct {
 	Platform     string
 	Templates    []string
 	PoolSize     int // -1: each template's own size
+	PoolMax      int // -1: each template's own ceiling
+	Snapshots    bool
+	PoolMemoryMB int // -1: half the host's memory; 0: no budget
+	MaxSandboxes int // 0: no cap
+	MaxRefills   int
 	MaxRuns      int
 	MaxSessions  int
 	MaxTimeout   time.Duration
@@ -61,7 +66,12 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 		c.Templates = splitList(v)
 		return nil
 	})
-	fs.IntVar(&c.PoolSize, "pool-size", -1, "ready sandboxes per template (-1: the template's own pool_size)")
+	fs.IntVar(&c.PoolSize, "pool-size", -1, "floor of ready sandboxes per template (-1: the template's own pool_size)")
+	fs.IntVar(&c.PoolMax, "pool-max", -1, "ceiling the pools may grow to under demand (-1: the template's own pool_max)")
+	fs.BoolVar(&c.Snapshots, "snapshots", true, "start sandboxes of templates that allow it by restoring a snapshot taken after the warm-up")
+	fs.IntVar(&c.PoolMemoryMB, "pool-memory-mb", -1, "memory budget in MiB (sum of sandbox memory limits) above which pools stop refilling (-1: half the host's memory; 0: none)")
+	fs.IntVar(&c.MaxSandboxes, "max-sandboxes", 64, "sandboxes alive at once above which pools stop refilling (0: no cap)")
+	fs.IntVar(&c.MaxRefills, "max-refills", 1, "concurrent pool refills (starts or restores off the request path)")
 	fs.IntVar(&c.MaxRuns, "max-runs", 16, "concurrent one-shot runs")
 	fs.IntVar(&c.MaxSessions, "max-sessions", 64, "open sessions; beyond it creating one answers 429")
 	fs.DurationVar(&c.MaxTimeout, "max-timeout", 60*time.Second, "largest wall-time limit a request may ask for")
@@ -110,6 +120,9 @@ func (c *config) Validate() error {
 	}
 	if c.MaxRuns < 1 {
 		errs = append(errs, errors.New("--max-runs must be at least 1"))
+	}
+	if c.MaxRefills < 1 || c.MaxSandboxes < 0 || c.PoolMemoryMB < -1 {
+		errs = append(errs, errors.New("--max-refills must be at least 1, --max-sandboxes and --pool-memory-mb at least 0"))
 	}
 	if c.MaxSessions < 1 {
 		errs = append(errs, errors.New("--max-sessions must be at least 1"))

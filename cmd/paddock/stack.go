@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/paddock-dev/paddock/api"
@@ -48,11 +50,12 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 	}
 	builder := &rootfs.Builder{CacheDir: cfg.CacheDir, Progress: os.Stderr, Logger: logger}
 	rt, err := runsc.New(runsc.Config{
-		Runsc:    cfg.Runsc,
-		StateDir: cfg.StateDir,
-		Agent:    cfg.Agent,
-		Platform: cfg.Platform,
-		Logger:   logger,
+		Runsc:       cfg.Runsc,
+		StateDir:    cfg.StateDir,
+		Agent:       cfg.Agent,
+		Platform:    cfg.Platform,
+		Logger:      logger,
+		SnapshotDir: filepath.Join(cfg.CacheDir, "snapshots"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("preparing runtime: %w", err)
@@ -74,17 +77,23 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		if err != nil {
 			return nil, fmt.Errorf("root filesystem of %s: %w (run `paddock rootfs`)", t.Name, err)
 		}
-		size := t.PoolSize
+		size, ceiling := t.PoolSize, t.PoolMax
 		if cfg.PoolSize >= 0 {
 			size = cfg.PoolSize
 		}
+		if cfg.PoolMax >= 0 {
+			ceiling = cfg.PoolMax
+		}
 		poolTemplates = append(poolTemplates, pool.Template{
-			Name: t.Name,
-			Size: size,
+			Name:     t.Name,
+			Size:     size,
+			Max:      max(size, ceiling),
+			Snapshot: t.Snapshot && cfg.Snapshots,
 			Spec: runner.Spec{
 				Template: t.Name,
 				Language: t.Language,
 				Rootfs:   img.Path,
+				RootfsID: img.Key + "@" + img.BuiltAt.UTC().Format(time.RFC3339Nano),
 				Warmup:   t.Warmup,
 				Limits:   limitsOf(t),
 				Labels:   map[string]string{"instance": instance, "template": t.Name},
@@ -92,7 +101,17 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		})
 		infos = append(infos, apiTemplate(t, img))
 	}
-	p, err := pool.New(rt, pool.Config{Templates: poolTemplates, MaxRuns: cfg.MaxRuns}, logger)
+	budget, err := memoryBudget(cfg.PoolMemoryMB)
+	if err != nil {
+		return nil, err
+	}
+	p, err := pool.New(rt, pool.Config{
+		Templates:    poolTemplates,
+		MaxRuns:      cfg.MaxRuns,
+		MaxSandboxes: cfg.MaxSandboxes,
+		MemoryBudget: budget,
+		MaxRefills:   cfg.MaxRefills,
+	}, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +137,19 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		TenantBurst:       cfg.TenantBurst,
 	})
 	return &stack{Runtime: rt, Pool: p, Kernels: k, Handler: h}, nil
+}
+
+// memoryBudget turns --pool-memory-mb into bytes; -1 is half the host's
+// memory.
+func memoryBudget(mb int) (int64, error) {
+	if mb >= 0 {
+		return int64(mb) << 20, nil
+	}
+	var si syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&si); err != nil {
+		return 0, fmt.Errorf("reading the host's memory size: %w", err)
+	}
+	return int64(si.Totalram) * int64(si.Unit) / 2, nil
 }
 
 // tenantRate maps --tenant-rate to api.Config: 0 (no limit) is negative

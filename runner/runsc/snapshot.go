@@ -146,6 +146,22 @@ func (rt *Runtime) buildSnapshot(ctx context.Context, spec runner.Spec, dir stri
 	return size, nil
 }
 
+// Drop removes img, under its build lock so that a build in progress is
+// not cut short.
+func (rt *Runtime) Drop(img runner.Snapshot) error {
+	if rt.cfg.SnapshotDir == "" || filepath.Dir(img.Path) != filepath.Clean(rt.cfg.SnapshotDir) {
+		return fmt.Errorf("dropping %s: not an image of this runtime", img.Path)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), rt.cfg.StartTimeout)
+	defer cancel()
+	unlock, err := lockFile(ctx, img.Path+".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return os.RemoveAll(img.Path)
+}
+
 // Restore starts a sandbox from img with fresh stdio pipes for its agent
 // and waits until the agent answers a ping.
 func (rt *Runtime) Restore(ctx context.Context, img runner.Snapshot) (_ runner.Sandbox, err error) {

@@ -1,0 +1,113 @@
+package pool
+
+import (
+	"errors"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner"
+)
+
+// snapState is where a template's snapshot stands.
+type snapState string
+
+const (
+	snapOff      snapState = "off"      // not snapshotted: cold starts only
+	snapBuilding snapState = "building" // being built or looked up
+	snapReady    snapState = "ready"    // sandboxes are restored from it
+	snapFailed   snapState = "failed"   // the last build failed; retried with backoff
+)
+
+// Backoff between failed snapshot builds.
+const (
+	snapBackoffMin = 2 * time.Second
+	snapBackoffMax = 5 * time.Minute
+)
+
+// keepSnapshot runs for each snapshotted template: it builds (or finds)
+// the image, then waits until a restore reports the image gone or broken
+// and builds it again. Meanwhile sandboxes cold-start.
+func (m *Manager) keepSnapshot(tp *tpool) {
+	defer m.fillers.Done()
+	log := m.log.With(keyTemplate, tp.tmpl.Name)
+	fails := 0
+	for {
+		m.setSnapshot(tp, snapBuilding, runner.Snapshot{})
+		img, err := m.snap.Snapshot(m.ctx, tp.tmpl.Spec)
+		if m.ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			fails++
+			m.setSnapshot(tp, snapFailed, runner.Snapshot{})
+			delay := snapBackoffMin << min(fails-1, 10)
+			delay = min(delay, snapBackoffMax)
+			if fails == 1 {
+				log.Warn("snapshot failed; sandboxes cold-start until it works", "error", err, "retry_in", delay)
+			} else {
+				log.Debug("snapshot failed again", "error", err, "failures", fails, "retry_in", delay)
+			}
+			if m.wait(m.ctx, delay) != nil {
+				return
+			}
+			continue
+		}
+		if fails > 0 {
+			log.Info("snapshot works again", "failures", fails)
+		}
+		fails = 0
+		m.setSnapshot(tp, snapReady, img)
+		if img.Built {
+			log.Info("snapshot built", "key", img.Key, "took", img.BuildTime.Round(time.Millisecond), "mib", img.Bytes>>20)
+		} else {
+			log.Info("snapshot found in the cache", "key", img.Key, "mib", img.Bytes>>20)
+		}
+		tp.poke()
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-tp.rebuild:
+		}
+	}
+}
+
+func (m *Manager) setSnapshot(tp *tpool, s snapState, img runner.Snapshot) {
+	m.mu.Lock()
+	tp.snap, tp.img = s, img
+	m.mu.Unlock()
+}
+
+// image returns tp's image when sandboxes should be restored from it.
+func (m *Manager) image(tp *tpool) (runner.Snapshot, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return tp.img, tp.snap == snapReady
+}
+
+// restoreFailed retires img after a failed restore: it is dropped from the
+// runtime's cache (unless already gone) and rebuilt. Only the first
+// failure of an image is logged; later ones just count.
+func (m *Manager) restoreFailed(tp *tpool, img runner.Snapshot, err error) {
+	m.mu.Lock()
+	tp.restoreFailures++
+	current := tp.snap == snapReady && tp.img.Path == img.Path
+	if current {
+		tp.snap, tp.img = snapBuilding, runner.Snapshot{}
+	}
+	m.mu.Unlock()
+	if !current {
+		return
+	}
+	log := m.log.With(keyTemplate, tp.tmpl.Name, "key", img.Key)
+	if errors.Is(err, runner.ErrSnapshotMissing) {
+		log.Warn("snapshot image is gone; cold-starting until it is rebuilt", "error", err)
+	} else {
+		log.Warn("restoring the snapshot failed; dropping it and cold-starting until it is rebuilt", "error", err)
+		if derr := m.snap.Drop(img); derr != nil {
+			log.Warn("dropping the broken snapshot failed", "error", derr)
+		}
+	}
+	select {
+	case tp.rebuild <- struct{}{}:
+	default:
+	}
+}
