@@ -66,17 +66,23 @@ test: install ## run all tests, the real-gVisor ones included (-race)
 
 FUZZTIME ?= 60s
 .PHONY: fuzz
-fuzz: ## a fuzz pass over the frame decoder and the run request parser (FUZZTIME each)
+fuzz: ## a fuzz pass over the frame decoder and the run and session request parsers (FUZZTIME each)
 	go test -run='^$$' -fuzz=FuzzReader -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./runner/wire/
 	go test -run='^$$' -fuzz=FuzzRunRequest -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./api/
+	go test -run='^$$' -fuzz=FuzzCreateSessionRequest -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./api/
+	go test -run='^$$' -fuzz=FuzzExecuteRequest -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./api/
 
 .PHONY: test-unit
 test-unit: ## run the tests that need no gVisor
 	go test -race -count=1 ./...
 
+# Extra flags for the bench, e.g. BENCH_FLAGS='--cold=3 --warm=20'; see
+# `go run ./benchmarks -h`.
+BENCH_FLAGS ?=
 .PHONY: bench
-bench: install ## cold vs warm vs native, printed as a table of ratios
-	go run ./benchmarks --paddock=$(BIN)/paddock --runsc=$(RUNSC) --agent=$(BIN)/paddock-agent --cache-dir=$(PADDOCK_CACHE)
+bench: install ## cold vs restore vs warm vs native, throughput, memory: a table of ratios, JSON, CSV and PNG in benchmarks/out/
+	go run ./benchmarks --paddock=$(BIN)/paddock --runsc=$(RUNSC) --agent=$(BIN)/paddock-agent --cache-dir=$(PADDOCK_CACHE) \
+		--json=benchmarks/out/bench.json --csv=benchmarks/out/bench.csv --png=benchmarks/out/bench.png $(BENCH_FLAGS)
 
 .PHONY: clean
 clean: ## remove build outputs (not the cache)

@@ -85,6 +85,16 @@ type Config struct {
 	TenantRate  float64
 	TenantBurst int
 
+	// AuthFailureLimit is how many failed authentications one client
+	// address (the TCP peer's IPv4 address or IPv6 /64) may have
+	// outstanding; one is forgiven every AuthFailureWindow divided by the
+	// limit. At the limit, the address's requests answer 429 with
+	// Retry-After before their token is read. Zero fields take
+	// DefaultAuthFailureLimit and DefaultAuthFailureWindow; a negative
+	// limit turns the check off.
+	AuthFailureLimit  int
+	AuthFailureWindow time.Duration
+
 	// Now is the clock for token times and rate limits; nil is time.Now.
 	Now func() time.Time
 }
@@ -100,6 +110,10 @@ type server struct {
 	languages []string          // sorted, for messages
 	verifier  *verifier         // nil when auth is off
 	tenants   *tenants
+	metrics   *metrics
+
+	// authFailures counts failed authentications per client address.
+	authFailures *authFailures
 }
 
 // target is the pool template that serves a language and its default
@@ -126,10 +140,12 @@ func New(cfg Config) http.Handler {
 
 	r.GET("/healthz", s.healthz)
 	r.GET("/readyz", s.readyz)
+	r.GET("/metrics", s.authenticate, s.requireScope(scopeAdmin), s.metricsHandler)
 	v1 := r.Group("/v1", s.authenticate, s.limitRate)
 	v1.POST("/run", s.requireScope(scopeRun), s.run)
 	v1.GET("/templates", s.templates)
 	s.sessionRoutes(v1.Group("/sessions", s.requireScope(scopeSessions), s.needKernels))
+	s.adminRoutes(v1.Group("/admin", s.requireScope(scopeAdmin)))
 	return r
 }
 
@@ -167,7 +183,8 @@ func newServer(cfg Config) *server {
 	}
 	s := &server{cfg: cfg, log: cfg.Logger, pool: cfg.Pool, kernels: cfg.Kernels,
 		byLang: map[string]target{}, langOf: map[string]string{},
-		verifier: newVerifier(cfg.Auth, cfg.Now), tenants: newTenants(cfg)}
+		verifier: newVerifier(cfg.Auth, cfg.Now), tenants: newTenants(cfg), authFailures: newAuthFailures(cfg),
+		metrics: newMetrics(cfg.Pool, cfg.Logger)}
 	for _, t := range cfg.Templates {
 		s.langOf[t.Name] = t.Language
 		if cur, ok := s.byLang[t.Language]; !ok || (t.Name == t.Language && cur.template != t.Language) {

@@ -45,8 +45,10 @@ func runAuthCases(t *testing.T, f *sessionFixture, tests []authCase) {
 }
 
 func TestAuthHS256(t *testing.T) {
+	// No failed-authentication limit: every case is judged on its own
+	// (authfail_test.go tests the limit).
 	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Auth: api.Auth{
-		HS256Secret: testSecret, Audience: "paddock", Issuer: "https://id.example"}})
+		HS256Secret: testSecret, Audience: "paddock", Issuer: "https://id.example"}, AuthFailureLimit: -1})
 	now := t0
 	good := jwt.MapClaims{"aud": "paddock", "iss": "https://id.example"}
 	with := func(over jwt.MapClaims) jwt.MapClaims {

@@ -14,18 +14,27 @@ const (
 
 // authenticate verifies the bearer token and records its subject as the
 // request's tenant. With auth off every request is the anonymous tenant
-// "" with every scope.
+// "" with every scope. A client address that has failed too often is
+// refused first, before its token is read.
 func (s *server) authenticate(c *gin.Context) {
 	if s.verifier == nil {
 		return
 	}
-	raw, err := bearerToken(c.GetHeader("Authorization"))
-	if err != nil {
-		s.writeError(c, err)
+	client := clientKey(c.Request.RemoteAddr)
+	if wait := s.authFailures.blocked(client); wait > 0 {
+		s.writeError(c, &limitError{err: errAuthFailures, limit: s.authFailures.limit, retryAfter: wait})
 		return
 	}
-	cl, err := s.verifier.verify(raw)
+	raw, err := bearerToken(c.GetHeader("Authorization"))
+	var cl *tokenClaims
+	if err == nil {
+		cl, err = s.verifier.verify(raw)
+	}
 	if err != nil {
+		if s.authFailures.fail(client) {
+			s.log.Warn("client address blocked after failed authentications",
+				"remote", c.Request.RemoteAddr, "client", client.String(), "limit", s.authFailures.limit)
+		}
 		s.writeError(c, err)
 		return
 	}

@@ -12,6 +12,9 @@
 // answer 501 not_implemented. Every session request acts for owner(c):
 // the subject of the request's bearer JWT (auth.go, authenticate.go), or
 // the anonymous tenant "" when Config.Auth has no key. A token's scopes
-// gate routes ("run", "sessions"); each tenant has its own request rate,
-// one-shot run and session limits (tenants.go, fairness.go).
+// gate routes ("run", "sessions", "admin"); each tenant has its own
+// request rate, one-shot run and session limits (tenants.go,
+// fairness.go), and each client address a limit on failed
+// authentications, checked before its token is read (authfail.go). Only
+// the "admin" view, GET /v1/admin/sessions (admin.go), spans tenants.
 package api

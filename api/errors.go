@@ -43,6 +43,8 @@ var (
 	errTooManyRuns    = errors.New("tenant runs in flight at the limit")
 	errTenantSessions = errors.New("tenant sessions at the limit")
 	errTooManyTenants = errors.New("tenant table full")
+	// A client address over its failed authentications (a *limitError).
+	errAuthFailures = errors.New("too many failed authentications")
 )
 
 // requestError is a request the API refuses; its message is shown as is.
@@ -171,6 +173,10 @@ func (s *server) describeLimit(e *limitError) errorBody {
 	case errors.Is(e, errRateLimited):
 		return errorBody{"rate_limited", fmt.Sprintf("too many requests: each tenant may send %g per second "+
 			"(bursts of %d); retry after the Retry-After seconds", s.cfg.TenantRate, e.limit)}
+	case errors.Is(e, errAuthFailures):
+		return errorBody{"too_many_auth_failures", fmt.Sprintf("too many failed authentications from your address "+
+			"(at most %d per %d s); no token from it is checked until the Retry-After seconds have passed",
+			e.limit, ceilSeconds(s.authFailures.window))}
 	case errors.Is(e, errTooManyRuns):
 		return errorBody{"too_many_runs", fmt.Sprintf("you have %d runs in flight, "+
 			"the most one tenant may; retry when one finishes", e.limit)}

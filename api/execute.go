@@ -75,7 +75,9 @@ func (s *server) execute(c *gin.Context) {
 		s.writeError(c, err)
 		return
 	}
-	writeJSON(c, http.StatusOK, out.response(res, time.Since(begin)))
+	total := time.Since(begin)
+	s.observeExecute(c, id, total.Seconds())
+	writeJSON(c, http.StatusOK, out.response(res, total))
 }
 
 // Stream formats chosen by the Accept header.

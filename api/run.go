@@ -33,6 +33,7 @@ type runResponse struct {
 type timingResponse struct {
 	QueueMS   float64 `json:"queue_ms"`
 	AcquireMS float64 `json:"acquire_ms"`
+	StartMS   float64 `json:"start_ms"` // restoring or starting a sandbox on the request path; 0 on a pool hit
 	ExecMS    float64 `json:"exec_ms"`
 	TotalMS   float64 `json:"total_ms"`
 }
@@ -69,6 +70,7 @@ func (s *server) run(c *gin.Context) {
 		s.writeError(c, err)
 		return
 	}
+	s.metrics.observeRun(template, o)
 	writeJSON(c, http.StatusOK, newRunResponse(o))
 }
 
@@ -85,6 +87,7 @@ func newRunResponse(o pool.Outcome) runResponse {
 		Timing: timingResponse{
 			QueueMS:   millis(o.Timing.Queue),
 			AcquireMS: millis(o.Timing.Acquire),
+			StartMS:   millis(o.Timing.Start),
 			ExecMS:    millis(o.Timing.Exec),
 			TotalMS:   millis(o.Timing.Total),
 		},

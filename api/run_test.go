@@ -47,13 +47,16 @@ func TestRunHappyPath(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("response = %v\nwant       %v", got, want)
 	}
-	for _, k := range []string{"queue_ms", "acquire_ms", "exec_ms", "total_ms"} {
+	for _, k := range []string{"queue_ms", "acquire_ms", "start_ms", "exec_ms", "total_ms"} {
 		if v, ok := timing[k].(float64); !ok || v < 0 {
 			t.Errorf("timing.%s = %#v, want a non-negative number", k, timing[k])
 		}
 	}
-	if len(timing) != 4 {
-		t.Errorf("timing = %v, want 4 fields", timing)
+	if timing["start_ms"] != float64(0) {
+		t.Errorf("timing.start_ms = %v on a pool hit, want 0", timing["start_ms"])
+	}
+	if len(timing) != 5 {
+		t.Errorf("timing = %v, want 5 fields", timing)
 	}
 	if strings.Contains(rec.Body.String(), `\u003c`) {
 		t.Errorf("body escapes HTML: %s", rec.Body)

@@ -102,10 +102,13 @@ func (s *server) executeStream(c *gin.Context, id string, opts kernels.ExecuteOp
 		s.log.Info("streaming client went away", keySessionID, id)
 		return
 	}
-	end := endEvent{Type: "end", executeResponse: out.response(res, time.Since(begin))}
+	total := time.Since(begin)
+	end := endEvent{Type: "end", executeResponse: out.response(res, total)}
 	if err != nil {
 		_, body := s.describeError(c, err)
 		end.Status, end.Reason, end.Message = runner.StatusAborted, body.Code, body.Message
+	} else {
+		s.observeExecute(c, id, total.Seconds())
 	}
 	w.send("end", end)
 	w.finish()

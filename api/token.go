@@ -21,6 +21,7 @@ const (
 const (
 	scopeRun      = "run"      // POST /v1/run
 	scopeSessions = "sessions" // /v1/sessions/*
+	scopeAdmin    = "admin"    // GET /metrics, /v1/admin/*
 )
 
 // tokenClaims is what Paddock reads from a token: the registered claims,

@@ -21,12 +21,24 @@ func (m *Manager) Get(owner, id string) (Info, error) {
 
 // List describes the owner's sessions, oldest first.
 func (m *Manager) List(owner string) []Info {
+	return m.list(func(s *session) bool { return s.owner == owner })
+}
+
+// ListAll describes every owner's sessions, oldest first; Info.Owner says
+// whose each is. It is for operators: callers acting for a tenant use
+// List.
+func (m *Manager) ListAll() []Info {
+	return m.list(func(*session) bool { return true })
+}
+
+// list describes the unexpired sessions keep selects, oldest first.
+func (m *Manager) list(keep func(*session) bool) []Info {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := []Info{}
 	now := m.cfg.Now()
 	for _, s := range m.sessions {
-		if s.owner == owner && !m.expiredLocked(s, now) {
+		if keep(s) && !m.expiredLocked(s, now) {
 			out = append(out, m.infoLocked(s))
 		}
 	}
