@@ -27,8 +27,9 @@ type config struct {
 	PoolSize     int // -1: each template's own size
 	PoolMax      int // -1: each template's own ceiling
 	Snapshots    bool
-	PoolMemoryMB int // -1: half the host's memory; 0: no budget
-	MaxSandboxes int // 0: no cap
+	SnapshotDir  string // "": <cache>/snapshots
+	PoolMemoryMB int    // -1: half the host's memory; 0: no budget
+	MaxSandboxes int    // 0: no cap
 	MaxRefills   int
 	MaxRuns      int
 	MaxSessions  int
@@ -69,6 +70,7 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.PoolSize, "pool-size", -1, "floor of ready sandboxes per template (-1: the template's own pool_size)")
 	fs.IntVar(&c.PoolMax, "pool-max", -1, "ceiling the pools may grow to under demand (-1: the template's own pool_max)")
 	fs.BoolVar(&c.Snapshots, "snapshots", true, "start sandboxes of templates that allow it by restoring a snapshot taken after the warm-up")
+	fs.StringVar(&c.SnapshotDir, "snapshot-dir", env("PADDOCK_SNAPSHOT_DIR", ""), "snapshot images (default: <cache-dir>/snapshots)")
 	fs.IntVar(&c.PoolMemoryMB, "pool-memory-mb", -1, "memory budget in MiB (sum of sandbox memory limits) above which pools stop refilling (-1: half the host's memory; 0: none)")
 	fs.IntVar(&c.MaxSandboxes, "max-sandboxes", 64, "sandboxes alive at once above which pools stop refilling (0: no cap)")
 	fs.IntVar(&c.MaxRefills, "max-refills", 1, "concurrent pool refills (starts or restores off the request path)")

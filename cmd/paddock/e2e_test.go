@@ -26,6 +26,12 @@ type e2e struct {
 
 func newE2E(t *testing.T) *e2e {
 	t.Helper()
+	return newE2EWith(t)
+}
+
+// newE2EWith is newE2E with more serve flags, which override the defaults.
+func newE2EWith(t *testing.T, flags ...string) *e2e {
+	t.Helper()
 	runscPath, agent, cache := os.Getenv("PADDOCK_RUNSC"), os.Getenv("PADDOCK_AGENT"), os.Getenv("PADDOCK_CACHE")
 	if runscPath == "" || agent == "" || cache == "" {
 		if os.Getenv("PADDOCK_REQUIRE_GVISOR") == "1" {
@@ -37,8 +43,8 @@ func newE2E(t *testing.T) *e2e {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, _, err := parse("serve", []string{"--runsc=" + runscPath, "--agent=" + agent, "--cache-dir=" + cache,
-		"--state-dir=" + state, "--build-rootfs=false", "--pool-size=1", "--max-timeout=30s", "--tenant-rate=0", "--tenant-max-runs=16", "--tenant-max-sessions=16"})
+	cfg, _, err := parse("serve", append([]string{"--runsc=" + runscPath, "--agent=" + agent, "--cache-dir=" + cache,
+		"--state-dir=" + state, "--build-rootfs=false", "--pool-size=1", "--max-timeout=30s", "--pool-max=1", "--tenant-rate=0", "--tenant-max-runs=16", "--tenant-max-sessions=16"}, flags...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,7 +56,7 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		Agent:       cfg.Agent,
 		Platform:    cfg.Platform,
 		Logger:      logger,
-		SnapshotDir: filepath.Join(cfg.CacheDir, "snapshots"),
+		SnapshotDir: cmp.Or(cfg.SnapshotDir, filepath.Join(cfg.CacheDir, "snapshots")),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("preparing runtime: %w", err)

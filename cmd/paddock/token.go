@@ -24,7 +24,7 @@ import (
 )
 
 // tokenScopes are the scopes `paddock token` may grant.
-var tokenScopes = []string{"run", "sessions"}
+var tokenScopes = []string{"run", "sessions", "admin"}
 
 // tokenCmd mints a JWT for local use and prints it:
 // paddock token --subject alice --scopes run,sessions --ttl 1h

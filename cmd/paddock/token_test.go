@@ -205,7 +205,7 @@ func TestTokenRefusals(t *testing.T) {
 		{"no subject", []string{secret}, "--subject is required"},
 		{"no key", []string{"--subject=a"}, "a key is required: --jwt-hs256-secret-file or --private-key"},
 		{"both keys", []string{"--subject=a", secret, "--private-key=" + keys["ed.key"]}, "give --jwt-hs256-secret-file or --private-key, not both"},
-		{"unknown scope", []string{"--subject=a", secret, "--scopes=run,admn"}, `--scopes: unknown scope "admn" (known: run, sessions)`},
+		{"unknown scope", []string{"--subject=a", secret, "--scopes=run,admn"}, `--scopes: unknown scope "admn" (known: run, sessions, admin)`},
 		{"zero ttl", []string{"--subject=a", secret, "--ttl=0s"}, "--ttl must be positive"},
 		{"long subject", []string{"--subject=" + strings.Repeat("a", 257), secret}, "--subject is too long (at most 256 bytes)"},
 		{"public key to sign", []string{"--subject=a", "--private-key=" + keys["ed.pub"]},
