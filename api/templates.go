@@ -15,6 +15,8 @@ type Template struct {
 	Description string            `json:"description"`
 	Versions    map[string]string `json:"versions"`
 	Limits      Limits            `json:"limits"`
+	// SnapshotNote says why the template is never snapshotted, if so.
+	SnapshotNote string `json:"snapshot_note,omitempty"`
 }
 
 // Limits are a template's resource limits as clients see them.
@@ -36,10 +38,20 @@ type templateInfo struct {
 }
 
 type poolInfo struct {
-	Target  int  `json:"target"`
-	Ready   int  `json:"ready"`
-	InUse   int  `json:"in_use"`
-	Healthy bool `json:"healthy"`
+	Target   int  `json:"target"`
+	Floor    int  `json:"floor"`
+	Ceiling  int  `json:"ceiling"`
+	Ready    int  `json:"ready"`
+	InUse    int  `json:"in_use"`
+	Starting int  `json:"starting"`
+	Healthy  bool `json:"healthy"`
+	// Snapshot is off, building, ready or failed.
+	Snapshot        string `json:"snapshot"`
+	Hits            uint64 `json:"hits"`
+	Misses          uint64 `json:"misses"`
+	Restores        uint64 `json:"restores"`
+	ColdStarts      uint64 `json:"cold_starts"`
+	RestoreFailures uint64 `json:"restore_failures"`
 }
 
 // templates lists the configured templates with their pool state.
@@ -56,7 +68,12 @@ func (s *server) templates(c *gin.Context) {
 		st := stats[t.Name]
 		body.Templates = append(body.Templates, templateInfo{
 			Template: t,
-			Pool:     poolInfo{Target: st.Target, Ready: st.Ready, InUse: st.InUse, Healthy: st.Healthy},
+			Pool: poolInfo{
+				Target: st.Target, Floor: st.Floor, Ceiling: st.Ceiling,
+				Ready: st.Ready, InUse: st.InUse, Starting: st.Starting, Healthy: st.Healthy,
+				Snapshot: st.Snapshot, Hits: st.Hits, Misses: st.Misses,
+				Restores: st.Restores, ColdStarts: st.ColdStarts, RestoreFailures: st.RestoreFailures,
+			},
 		})
 	}
 	writeJSON(c, http.StatusOK, body)

@@ -174,10 +174,11 @@ func limitsOf(t templates.Template) runner.Limits {
 
 func apiTemplate(t templates.Template, img rootfs.Image) api.Template {
 	return api.Template{
-		Name:        t.Name,
-		Language:    t.Language,
-		Description: t.Description,
-		Versions:    img.Versions,
+		Name:         t.Name,
+		Language:     t.Language,
+		Description:  t.Description,
+		Versions:     img.Versions,
+		SnapshotNote: t.SnapshotNote,
 		Limits: api.Limits{
 			MemoryMB:  t.Limits.MemoryMB,
 			Processes: t.Limits.Processes,
