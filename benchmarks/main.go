@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -14,8 +14,18 @@ import (
 
 type options struct {
 	paddock, runsc, agent, cache string
-	warmN, coldN, nativeN        int
-	jsonOut                      string
+
+	pool                    int // pool floor and ceiling of the pooled servers
+	warmN, restoreN, coldN  int
+	rawN, nativeN, sessionN int
+	settle, memSettle       time.Duration
+	tpDuration              time.Duration
+	tpConcurrency           int
+	tpLangs                 []string
+	memCold                 bool
+	jsonOut, csvOut, pngOut string
+
+	flags map[string]any // every flag's value, for the JSON
 }
 
 func main() {
@@ -23,12 +33,28 @@ func main() {
 	flag.StringVar(&o.paddock, "paddock", "bin/paddock", "paddock binary")
 	flag.StringVar(&o.runsc, "runsc", os.Getenv("PADDOCK_RUNSC"), "runsc binary")
 	flag.StringVar(&o.agent, "agent", "bin/paddock-agent", "agent binary")
-	flag.StringVar(&o.cache, "cache-dir", "/var/cache/paddock", "cache with built root filesystems")
-	flag.IntVar(&o.warmN, "warm", 100, "warm one-shot samples per language")
-	flag.IntVar(&o.coldN, "cold", 15, "cold one-shot samples per language")
-	flag.IntVar(&o.nativeN, "native", 50, "native process samples per language")
-	flag.StringVar(&o.jsonOut, "json", "", "also write the raw samples to this JSON file")
+	flag.StringVar(&o.cache, "cache-dir", "/var/cache/paddock", "cache with built root filesystems and snapshots")
+	flag.IntVar(&o.pool, "pool", 3, "ready sandboxes per template on the pooled servers (floor and ceiling); also the idle sandboxes whose memory is read")
+	flag.IntVar(&o.warmN, "warm", 40, "warm-pool samples per probe")
+	flag.IntVar(&o.restoreN, "restore", 10, "snapshot-restore samples per probe (no pool, snapshots on)")
+	flag.IntVar(&o.coldN, "cold", 5, "cold-start samples per probe (no pool, no snapshots; ~2.5 s each for python)")
+	flag.IntVar(&o.rawN, "raw", 5, "raw `runsc run` samples per probe")
+	flag.IntVar(&o.nativeN, "native", 30, "native process samples per probe")
+	flag.IntVar(&o.sessionN, "session", 200, "session execute samples per language")
+	flag.DurationVar(&o.settle, "settle", 100*time.Millisecond, "pause between runs that start a sandbox on the request path")
+	flag.DurationVar(&o.memSettle, "mem-settle", 2*time.Second, "how long pools stay idle before their memory is read")
+	flag.DurationVar(&o.tpDuration, "throughput-duration", 15*time.Second, "how long each throughput measurement runs")
+	flag.IntVar(&o.tpConcurrency, "throughput-concurrency", 2, "runs in flight during the throughput measurements")
+	tpLangs := flag.String("throughput-langs", "python,node", "languages whose throughput is measured (empty: none)")
+	flag.BoolVar(&o.memCold, "mem-cold", true, "also read the memory of cold-started pooled python sandboxes (one more server)")
+	flag.StringVar(&o.jsonOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
+	flag.StringVar(&o.csvOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
+	flag.StringVar(&o.pngOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")
 	flag.Parse()
+	o.tpLangs = splitList(*tpLangs)
+	o.flags = map[string]any{}
+	flag.VisitAll(func(f *flag.Flag) { o.flags[f.Name] = f.Value.String() })
+
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, o); err != nil {
@@ -37,99 +63,64 @@ func main() {
 	}
 }
 
-// lang is one language's probe program and native baseline.
-type lang struct {
-	name   string
-	code   string
-	native []string
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
 }
 
-// The native baselines are Debian's own interpreters, the same packages the
-// templates install, not a version-manager shim that would inflate them.
-var langs = []lang{
-	{name: "python", code: "print(1)", native: []string{"/usr/bin/python3", "-c", "print(1)"}},
-	{name: "node", code: "console.log(1)", native: []string{"/usr/bin/node", "-e", "console.log(1)"}},
-}
-
+// run measures every phase it can: a failed phase is reported at the end
+// and the others still run, so that one broken mode does not hide the
+// rest. Each `paddock serve` runs alone, and the baselines run with no
+// server up.
 func run(ctx context.Context, o options) error {
-	var rows []row
-	warm, err := startServer(ctx, o, -1)
-	if err != nil {
+	if err := checkServeFlags(ctx, o.paddock); err != nil {
 		return err
 	}
-	for _, l := range langs {
-		s, err := warm.sample(ctx, l, o.warmN, true)
-		if err != nil {
-			return errors.Join(err, warm.stop())
+	for _, name := range o.tpLangs {
+		if _, ok := langByName(name); !ok {
+			return fmt.Errorf("--throughput-langs: unknown language %q", name)
 		}
-		rows = append(rows, row{lang: l.name, kind: "warm one-shot, HTTP end to end (pool hit)", s: s})
 	}
-	for _, l := range langs {
-		s, err := warm.sessionSamples(ctx, l, o.warmN)
-		if err != nil {
-			return errors.Join(err, warm.stop())
+	started := time.Now()
+	var rep report
+	var errs []error
+	phase := func(name string, f func() error) {
+		if ctx.Err() != nil {
+			return
 		}
-		rows = append(rows, row{lang: l.name, kind: "session execute `x + 1`, HTTP round trip", s: s})
-	}
-	if err := warm.stop(); err != nil {
-		return err
-	}
-	cold, err := startServer(ctx, o, 0)
-	if err != nil {
-		return err
-	}
-	for _, l := range langs {
-		s, err := cold.sample(ctx, l, o.coldN, false)
-		if err != nil {
-			return errors.Join(err, cold.stop())
+		begin := time.Now()
+		progress("%s…", name)
+		if err := f(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			progress("%s failed: %v", name, err)
+			return
 		}
-		rows = append(rows, row{lang: l.name, kind: "cold one-shot, HTTP end to end (no pool)", s: s, cold: true})
+		progress("%s done in %s", name, time.Since(begin).Round(100*time.Millisecond))
 	}
-	if err := cold.stop(); err != nil {
-		return err
-	}
-	for _, l := range langs {
-		fs, err := templateRootfs(o.cache, l.name)
-		if err != nil {
-			return err
-		}
-		s, err := rawRunscSamples(ctx, o, l, fs, o.coldN)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row{lang: l.name, kind: "raw `runsc run` of the interpreter (cold baseline)", s: s, rawRunsc: true})
-	}
-	for _, l := range langs {
-		s, err := nativeSamples(ctx, l, o.nativeN)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row{lang: l.name, kind: "native process start (baseline)", s: s, baseline: true})
-	}
-	printTable(os.Stdout, rows)
-	if o.jsonOut != "" {
-		return writeJSON(o.jsonOut, rows)
-	}
-	return nil
-}
 
-func writeJSON(path string, rows []row) error {
-	type out struct {
-		Lang    string    `json:"lang"`
-		Kind    string    `json:"kind"`
-		Samples []float64 `json:"samples_ms"`
+	phase("native baselines", func() error { return nativePhase(ctx, o, &rep) })
+	phase("raw runsc baselines", func() error { return rawPhase(ctx, o, &rep) })
+	phase("pooled server (snapshots on): warm pool, sessions, memory, throughput", func() error { return pooledPhase(ctx, o, &rep) })
+	phase("snapshot restores on the request path (pool 0, snapshots on)", func() error { return restorePhase(ctx, o, &rep) })
+	phase("cold starts (pool 0, snapshots off)", func() error { return coldPhase(ctx, o, &rep) })
+	if o.memCold {
+		phase("memory of cold-started pooled python sandboxes (snapshots off)", func() error { return coldMemoryPhase(ctx, o, &rep) })
 	}
-	var all []out
-	for _, r := range rows {
-		var ms []float64
-		for _, d := range r.s {
-			ms = append(ms, float64(d)/float64(time.Millisecond))
+	phase("raw runsc create/start/delete rate", func() error { return rawRatePhase(ctx, o, &rep) })
+	if ctx.Err() != nil {
+		errs = append(errs, ctx.Err())
+	}
+
+	sortRows(rep.Rows)
+	rep.print(os.Stdout)
+	title := fmt.Sprintf("Paddock make bench, %s: p50 time to first result (log scale)", started.UTC().Format("2006-01-02 15:04 UTC"))
+	errs = append(errs,
+		writeFile(o.jsonOut, func(w io.Writer) error { return writeJSON(w, rep, started, o.flags) }),
+		writeFile(o.csvOut, func(w io.Writer) error { return writeCSV(w, rep) }),
+		writeFile(o.pngOut, func(w io.Writer) error { return writeChart(w, title, rep.Rows) }))
+	for _, p := range []string{o.jsonOut, o.csvOut, o.pngOut} {
+		if p != "" {
+			fmt.Println("wrote", p)
 		}
-		all = append(all, out{r.lang, r.kind, ms})
 	}
-	b, err := json.MarshalIndent(all, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o644)
+	return errors.Join(errs...)
 }

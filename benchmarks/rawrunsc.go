@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -15,16 +16,20 @@ import (
 	"github.com/paddock-dev/paddock/templates"
 )
 
-// rawRunscSamples times `runsc run` of the bare interpreter in the
-// template's root filesystem: what a cold one-shot costs without Paddock
-// (no agent, no HTTP, no cgroup limits). It is the cold path's baseline.
-func rawRunscSamples(ctx context.Context, o options, l lang, rootfs string, n int) ([]time.Duration, error) {
+// rawBundle is an OCI bundle that runs one program in a template's root
+// filesystem under runsc, without Paddock: no agent, no HTTP, no cgroup
+// limits. It is the baseline of the cold path and of the throughput.
+type rawBundle struct {
+	runsc string
+	dir   string // the bundle, holding config.json
+	root  string // runsc's --root
+}
+
+func newRawBundle(runsc, rootfs string, argv []string) (*rawBundle, error) {
 	dir, err := os.MkdirTemp("", "paddock-rawrunsc-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	argv := map[string][]string{"python": {"python3", "-c", "print(1)"}, "node": {"node", "-e", "console.log(1)"}}[l.name]
 	spec := map[string]any{
 		"ociVersion": "1.0.0",
 		"process": map[string]any{
@@ -39,34 +44,62 @@ func rawRunscSamples(ctx context.Context, o options, l lang, rootfs string, n in
 	}
 	b, _ := json.Marshal(spec)
 	if err := os.WriteFile(filepath.Join(dir, "config.json"), b, 0o600); err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	root := filepath.Join(dir, "root")
-	var out []time.Duration
-	for i := range n {
-		id := fmt.Sprintf("raw-%d-%d", os.Getpid(), i)
-		start := time.Now()
-		cmd := exec.CommandContext(ctx, o.runsc, "--root="+root, "--network=none", "run", "--bundle="+dir, id)
-		got, err := cmd.Output()
-		el := time.Since(start)
-		_ = exec.Command(o.runsc, "--root="+root, "delete", "--force", id).Run()
-		if err != nil || strings.TrimSpace(string(got)) != "1" {
-			return nil, fmt.Errorf("raw runsc run %s: %v: %q", l.name, err, got)
-		}
-		out = append(out, el)
-	}
-	unmountNetNS(root)
-	return out, nil
+	return &rawBundle{runsc: runsc, dir: dir, root: filepath.Join(dir, "root")}, nil
 }
 
-// unmountNetNS releases the network namespace runsc pins under its root,
-// so that the directory can be removed.
-func unmountNetNS(root string) {
+// run does `runsc run` (create, start, wait) and then `runsc delete`. It
+// returns the program's stdout and the time of `runsc run` alone.
+func (b *rawBundle) run(ctx context.Context) (string, time.Duration, error) {
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	// Fixed length: no ID is a prefix of another running one.
+	id := "raw-" + hex.EncodeToString(rnd[:])
+	start := time.Now()
+	out, err := exec.CommandContext(ctx, b.runsc, "--root="+b.root, "--network=none", "run", "--bundle="+b.dir, id).Output()
+	d := time.Since(start)
+	delErr := exec.Command(b.runsc, "--root="+b.root, "delete", "--force", id).Run()
+	if err != nil {
+		return string(out), d, fmt.Errorf("runsc run %s: %w", id, err)
+	}
+	if delErr != nil {
+		return string(out), d, fmt.Errorf("runsc delete %s: %w", id, delErr)
+	}
+	return string(out), d, nil
+}
+
+// close releases the network namespace runsc pins under its root and
+// removes the bundle.
+func (b *rawBundle) close() {
 	for range 64 {
-		if syscall.Unmount(filepath.Join(root, "null-netns"), syscall.MNT_DETACH) != nil {
-			return
+		if syscall.Unmount(filepath.Join(b.root, "null-netns"), syscall.MNT_DETACH) != nil {
+			break
 		}
 	}
+	_ = os.RemoveAll(b.dir)
+}
+
+// rawRow times n raw `runsc run`s of p.
+func rawRow(ctx context.Context, o options, l lang, p probe, fs string, n int) (row, error) {
+	r := row{Lang: l.name, Probe: p.name, Mode: modeRaw}
+	b, err := newRawBundle(o.runsc, fs, append(append([]string(nil), l.inSandbox...), p.code))
+	if err != nil {
+		return r, err
+	}
+	defer b.close()
+	for range n {
+		out, d, err := b.run(ctx)
+		if err != nil {
+			return r, err
+		}
+		if !p.ok(out) {
+			return r, fmt.Errorf("raw runsc %s %s: stdout %q", l.name, p.name, out)
+		}
+		r.Samples = append(r.Samples, sample{D: d, Counted: true})
+	}
+	return r, nil
 }
 
 // templateRootfs finds the built root filesystem of a template.
@@ -77,7 +110,7 @@ func templateRootfs(cache, name string) (string, error) {
 	}
 	img, err := (&rootfs.Builder{CacheDir: cache}).Lookup(t)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("root filesystem of %s: %w (run `make rootfs`)", name, err)
 	}
 	return img.Path, nil
 }

@@ -1,23 +1,64 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
 
+// serverConfig is what differs between the `paddock serve` processes of
+// one bench run.
+type serverConfig struct {
+	name      string // for messages: "pooled", "restore", "cold"…
+	templates []string
+	// pool is both the floor and the ceiling of every template's pool,
+	// so that adaptive sizing leaves it alone.
+	pool      int
+	snapshots bool
+}
+
+func (c serverConfig) args(o options, addr, state string) []string {
+	return []string{"serve", "--listen=" + addr, "--runsc=" + o.runsc, "--agent=" + o.agent,
+		"--cache-dir=" + o.cache, "--state-dir=" + state, "--build-rootfs=false",
+		"--templates=" + strings.Join(c.templates, ","),
+		"--pool-size=" + strconv.Itoa(c.pool), "--pool-max=" + strconv.Itoa(c.pool),
+		"--snapshots=" + strconv.FormatBool(c.snapshots),
+		"--log-level=warn", "--tenant-rate=0", "--tenant-max-runs=16"}
+}
+
+// serveFlags are the flags of `paddock serve` the bench relies on.
+var serveFlags = []string{"listen", "runsc", "agent", "cache-dir", "state-dir", "build-rootfs",
+	"templates", "pool-size", "pool-max", "snapshots", "log-level", "tenant-rate", "tenant-max-runs"}
+
+// checkServeFlags fails early, naming them, when the paddock binary lacks
+// flags the bench passes.
+func checkServeFlags(ctx context.Context, paddock string) error {
+	// -h prints the flags and exits non-zero; only the text matters.
+	out, _ := exec.CommandContext(ctx, paddock, "serve", "-h").CombinedOutput()
+	var missing []string
+	for _, f := range serveFlags {
+		if !strings.Contains(string(out), "-"+f+" ") && !strings.Contains(string(out), "-"+f+"\n") {
+			missing = append(missing, "--"+f)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s serve lacks %s (rebuild it with `make build`)", paddock, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
 // server is a `paddock serve` child process on a free loopback port.
 type server struct {
+	cfg   serverConfig
 	cmd   *exec.Cmd
 	base  string
 	state string
@@ -27,7 +68,7 @@ type server struct {
 	waitErr error
 }
 
-func startServer(ctx context.Context, o options, poolSize int) (*server, error) {
+func startServer(ctx context.Context, o options, cfg serverConfig) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -37,20 +78,25 @@ func startServer(ctx context.Context, o options, poolSize int) (*server, error) 
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	cmd := exec.CommandContext(ctx, o.paddock, "serve", "--listen="+addr, "--runsc="+o.runsc, "--agent="+o.agent,
-		"--cache-dir="+o.cache, "--state-dir="+state, "--build-rootfs=false", "--pool-size="+strconv.Itoa(poolSize), "--log-level=warn", "--tenant-rate=0")
+	cmd := exec.CommandContext(ctx, o.paddock, cfg.args(o, addr, state)...)
 	cmd.Stderr = os.Stderr
+	// On cancellation the server gets SIGTERM and cleans up its sandboxes.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	if err := cmd.Start(); err != nil {
+		_ = os.RemoveAll(state)
 		return nil, err
 	}
-	s := &server{cmd: cmd, base: "http://" + addr, state: state, exited: make(chan struct{}),
-		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
+	s := &server{cfg: cfg, cmd: cmd, base: "http://" + addr, state: state, exited: make(chan struct{}),
+		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}}
 	go func() { s.waitErr = cmd.Wait(); close(s.exited) }()
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
 		select {
 		case <-s.exited:
-			return nil, fmt.Errorf("paddock serve exited: %v", s.waitErr)
+			_ = os.RemoveAll(state)
+			return nil, fmt.Errorf("%s server: paddock serve exited: %v", cfg.name, s.waitErr)
+		case <-ctx.Done():
+			return nil, errors.Join(ctx.Err(), s.stop())
 		default:
 		}
 		resp, err := s.http.Get(s.base + "/readyz")
@@ -62,7 +108,18 @@ func startServer(ctx context.Context, o options, poolSize int) (*server, error) 
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return nil, errors.Join(errors.New("server did not become ready in 2 minutes"), s.stop())
+	return nil, errors.Join(fmt.Errorf("%s server did not become ready in 3 minutes", cfg.name), s.stop())
+}
+
+// finish keeps the server's pool metrics in rep, then stops it.
+func (s *server) finish(ctx context.Context, rep *report) error {
+	if m, err := s.poolMetrics(context.WithoutCancel(ctx)); err == nil {
+		if rep.ServerMetrics == nil {
+			rep.ServerMetrics = map[string][]string{}
+		}
+		rep.ServerMetrics[s.cfg.name] = m
+	}
+	return s.stop()
 }
 
 func (s *server) stop() error {
@@ -72,76 +129,55 @@ func (s *server) stop() error {
 	return s.waitErr
 }
 
-type runResponse struct {
-	Stdout string `json:"stdout"`
-	Reason string `json:"reason"`
-	Warm   bool   `json:"warm"`
+// poolState is one template's entry in GET /v1/templates.
+type poolState struct {
+	Name string `json:"name"`
+	Pool struct {
+		Target int `json:"target"`
+		Ready  int `json:"ready"`
+		InUse  int `json:"in_use"`
+	} `json:"pool"`
 }
 
-// sample times n runs of l.code. With wantWarm, it waits before each run
-// until the pool has a ready sandbox, and only counts pool hits: the
-// number is the latency of a warm run, not of refilling.
-func (s *server) sample(ctx context.Context, l lang, n int, wantWarm bool) ([]time.Duration, error) {
-	body, _ := json.Marshal(map[string]string{"language": l.name, "code": l.code})
-	var out []time.Duration
-	for len(out) < n {
-		if wantWarm {
-			if err := s.awaitReady(ctx, l.name); err != nil {
-				return nil, err
-			}
-		}
-		start := time.Now()
-		resp, err := s.http.Post(s.base+"/v1/run", "application/json", bytes.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		el := time.Since(start)
-		if err != nil {
-			return nil, err
-		}
-		var r runResponse
-		if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &r) != nil || r.Reason != "ok" || r.Stdout != "1\n" {
-			return nil, fmt.Errorf("%s run: HTTP %d: %s", l.name, resp.StatusCode, b)
-		}
-		if r.Warm == wantWarm {
-			out = append(out, el)
-		}
+func (s *server) pools(ctx context.Context) (map[string]poolState, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/v1/templates", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Templates []poolState `json:"templates"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		return nil, fmt.Errorf("GET /v1/templates: %w", err)
+	}
+	out := make(map[string]poolState, len(list.Templates))
+	for _, t := range list.Templates {
+		out[t.Name] = t
 	}
 	return out, nil
 }
 
-// awaitReady polls the template listing until the pool is full again, so
+// awaitFull polls the template listing until name's pool is full, so
 // that no refill competes with the measured run for the two CPUs.
-func (s *server) awaitReady(ctx context.Context, name string) error {
+func (s *server) awaitFull(ctx context.Context, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
 	for {
-		resp, err := s.http.Get(s.base + "/v1/templates")
+		ps, err := s.pools(ctx)
 		if err != nil {
 			return err
 		}
-		var list struct {
-			Templates []struct {
-				Name string `json:"name"`
-				Pool struct {
-					Ready  int `json:"ready"`
-					Target int `json:"target"`
-				} `json:"pool"`
-			} `json:"templates"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&list)
-		resp.Body.Close()
-		if err != nil {
-			return err
-		}
-		for _, t := range list.Templates {
-			if t.Name == name && t.Pool.Ready > 0 && t.Pool.Ready >= t.Pool.Target {
-				return nil
-			}
+		if t, ok := ps[name]; ok && t.Pool.Ready > 0 && t.Pool.Ready >= t.Pool.Target {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return fmt.Errorf("waiting for the %s pool to fill: %w", name, ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

@@ -10,14 +10,15 @@ import (
 	"time"
 )
 
-// sessionSamples opens a session of l and times n executions of `x + 1`
-// through HTTP, after `x = 1`.
-func (s *server) sessionSamples(ctx context.Context, l lang, n int) ([]time.Duration, error) {
+// sessionRow opens a session of l and times n executions of l.expr
+// through HTTP, after l.setup. The session is deleted before it returns.
+func (s *server) sessionRow(ctx context.Context, l lang, n int) (row, error) {
+	r := row{Lang: l.name, Probe: l.expr, Mode: modeSession}
 	var created struct {
 		ID string `json:"id"`
 	}
 	if err := s.postJSON(ctx, "/v1/sessions", map[string]any{"language": l.name}, http.StatusCreated, &created); err != nil {
-		return nil, err
+		return r, err
 	}
 	defer func() {
 		req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.base+"/v1/sessions/"+created.ID, nil)
@@ -25,25 +26,23 @@ func (s *server) sessionSamples(ctx context.Context, l lang, n int) ([]time.Dura
 			resp.Body.Close()
 		}
 	}()
-	setup := map[string]string{"python": "x = 1", "node": "var x = 1"}[l.name]
-	if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": setup}, http.StatusOK, nil); err != nil {
-		return nil, err
+	if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": l.setup}, http.StatusOK, nil); err != nil {
+		return r, err
 	}
-	var out []time.Duration
 	for range n {
-		var r struct {
+		var resp struct {
 			Status string `json:"status"`
 		}
 		start := time.Now()
-		if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": "x + 1"}, http.StatusOK, &r); err != nil {
-			return nil, err
+		if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": l.expr}, http.StatusOK, &resp); err != nil {
+			return r, err
 		}
-		out = append(out, time.Since(start))
-		if r.Status != "ok" {
-			return nil, fmt.Errorf("x + 1 in %s: status %q", l.name, r.Status)
+		r.Samples = append(r.Samples, sample{D: time.Since(start), Counted: true})
+		if resp.Status != "ok" {
+			return r, fmt.Errorf("%s in %s: status %q", l.expr, l.name, resp.Status)
 		}
 	}
-	return out, nil
+	return r, nil
 }
 
 func (s *server) postJSON(ctx context.Context, path string, body any, want int, into any) error {
@@ -52,6 +51,7 @@ func (s *server) postJSON(ctx context.Context, path string, body any, want int, 
 	if err != nil {
 		return err
 	}
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := s.http.Do(req)
 	if err != nil {
 		return err

@@ -1,74 +1,114 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"io"
-	"os/exec"
 	"slices"
-	"text/tabwriter"
 	"time"
 )
 
+// Modes of a latency row: how the program got an interpreter.
+const (
+	modeNative  = "native"    // unsandboxed process on the host
+	modeRaw     = "raw runsc" // `runsc run` of the bare interpreter, no Paddock
+	modeCold    = "cold"      // Paddock, no pool, no snapshot: started on the request path
+	modeRestore = "restore"   // Paddock, no pool: restored from the snapshot on the request path
+	modePool    = "warm pool" // Paddock, taken ready from the pool
+	modeSession = "session"   // execute in an open session, HTTP round trip
+)
+
+// sample is one timed attempt. Server fields are empty for native and raw
+// runsc samples.
+type sample struct {
+	D time.Duration
+	// Start is the server's start kind: pool, restore or cold.
+	Start string
+	// Counted is false for an attempt whose start kind was not the row's:
+	// it is kept in the raw output but not in the percentiles.
+	Counted bool
+	Timing  *serverTiming
+}
+
+// serverTiming is the phase breakdown a run response carries.
+type serverTiming struct {
+	QueueMS   float64 `json:"queue_ms"`
+	AcquireMS float64 `json:"acquire_ms"`
+	StartMS   float64 `json:"start_ms"`
+	ExecMS    float64 `json:"exec_ms"`
+	TotalMS   float64 `json:"total_ms"`
+}
+
+// row is one latency measurement: a language, a probe and a mode.
 type row struct {
-	lang, kind string
-	s          []time.Duration
-	baseline   bool // the native process start
-	rawRunsc   bool // the raw `runsc run` start
-	cold       bool // compared with rawRunsc as well
+	Lang, Probe, Mode string
+	Samples           []sample
+	// Mismatches counts attempts whose start kind was not the row's mode.
+	Mismatches int
+	// Note explains a row without samples ("n/a: not snapshotted").
+	Note string
 }
 
-func nativeSamples(ctx context.Context, l lang, n int) ([]time.Duration, error) {
+// counted returns the durations that count towards the percentiles.
+func (r row) counted() []time.Duration {
 	var out []time.Duration
-	for range n {
-		start := time.Now()
-		if err := exec.CommandContext(ctx, l.native[0], l.native[1:]...).Run(); err != nil {
-			return nil, fmt.Errorf("native %s: %w", l.name, err)
+	for _, s := range r.Samples {
+		if s.Counted {
+			out = append(out, s.D)
 		}
-		out = append(out, time.Since(start))
 	}
-	return out, nil
+	return out
 }
 
+func (r row) p50() time.Duration { return percentile(r.counted(), 0.5) }
+func (r row) p99() time.Duration { return percentile(r.counted(), 0.99) }
+
+// serverStartP50 is the p50 of the server's own start phase (restore or
+// cold start on the request path; zero for a pool hit), or -1 without
+// server timings.
+func (r row) serverStartP50() float64 {
+	var v []float64
+	for _, s := range r.Samples {
+		if s.Counted && s.Timing != nil {
+			v = append(v, s.Timing.StartMS)
+		}
+	}
+	if len(v) == 0 {
+		return -1
+	}
+	slices.Sort(v)
+	return v[nearestRank(len(v), 0.5)]
+}
+
+// percentile returns the p-quantile (0 ≤ p ≤ 1) of s by the nearest rank
+// on the sorted samples; 0 for no samples. s is not modified.
 func percentile(s []time.Duration, p float64) time.Duration {
 	if len(s) == 0 {
 		return 0
 	}
 	c := slices.Clone(s)
 	slices.Sort(c)
-	i := int(p*float64(len(c)-1) + 0.5)
-	return c[i]
+	return c[nearestRank(len(c), p)]
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond)) }
-
-// printTable prints each row's p50/p99 and its p50 as a ratio of the same
-// language's native baseline p50.
-func printTable(w io.Writer, rows []row) {
-	base, raw := map[string]time.Duration{}, map[string]time.Duration{}
-	for _, r := range rows {
-		if r.baseline {
-			base[r.lang] = percentile(r.s, 0.5)
-		}
-		if r.rawRunsc {
-			raw[r.lang] = percentile(r.s, 0.5)
-		}
-	}
-	ratio := func(p50, b time.Duration) string {
-		if b <= 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.3f", float64(p50)/float64(b))
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "lang\twhat\tn\tp50 ms\tp99 ms\tp50 / native p50\tp50 / raw runsc p50")
-	for _, r := range rows {
-		p50 := percentile(r.s, 0.5)
-		vsRaw := "-"
-		if r.cold {
-			vsRaw = ratio(p50, raw[r.lang])
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.lang, r.kind, len(r.s), ms(p50), ms(percentile(r.s, 0.99)), ratio(p50, base[r.lang]), vsRaw)
-	}
-	tw.Flush()
+func nearestRank(n int, p float64) int {
+	i := int(p*float64(n-1) + 0.5)
+	return min(max(i, 0), n-1)
 }
+
+// findRow returns the row of lang, probe and mode that has samples.
+func findRow(rows []row, lang, probe, mode string) (row, bool) {
+	for _, r := range rows {
+		if r.Lang == lang && r.Probe == probe && r.Mode == mode && len(r.counted()) > 0 {
+			return r, true
+		}
+	}
+	return row{}, false
+}
+
+// ratio is a/b, or false when either is missing.
+func ratio(a, b time.Duration) (float64, bool) {
+	if a <= 0 || b <= 0 {
+		return 0, false
+	}
+	return float64(a) / float64(b), true
+}
+
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

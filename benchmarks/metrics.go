@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+)
+
+// poolMetrics returns the server's paddock_pool_* samples from GET
+// /metrics: its pool gauges and counters (hits, misses, restores, restore
+// failures…), kept in the JSON report as evidence of how sandboxes were
+// made.
+func (s *server) poolMetrics(ctx context.Context) ([]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /metrics: HTTP %d", resp.StatusCode)
+	}
+	return filterPoolMetrics(resp.Body)
+}
+
+// filterPoolMetrics keeps the paddock_pool_* samples of a Prometheus text
+// exposition, without comments.
+func filterPoolMetrics(r io.Reader) ([]string, error) {
+	var out []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if line := sc.Text(); strings.HasPrefix(line, "paddock_pool_") {
+			out = append(out, line)
+		}
+	}
+	return out, sc.Err()
+}
+
+var snapshotStateLine = regexp.MustCompile(`^paddock_pool_snapshot_state\{(.*)\} 1$`)
+
+// snapshotState finds the current snapshot state of template in pool
+// metrics samples, or "" when they don't say.
+func snapshotState(samples []string, template string) string {
+	for _, line := range samples {
+		m := snapshotStateLine.FindStringSubmatch(line)
+		if m == nil || !strings.Contains(m[1], `template="`+template+`"`) {
+			continue
+		}
+		for _, l := range strings.Split(m[1], ",") {
+			if v, ok := strings.CutPrefix(l, `state="`); ok {
+				return strings.TrimSuffix(v, `"`)
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// runResponse is the part of a POST /v1/run response the bench reads.
+type runResponse struct {
+	Stdout string       `json:"stdout"`
+	Stderr string       `json:"stderr"`
+	Reason string       `json:"reason"`
+	Warm   bool         `json:"warm"`
+	Start  string       `json:"start"`
+	Timing serverTiming `json:"timing"`
+}
+
+// startKind is the response's start kind, read from warm when the server
+// does not say.
+func (r runResponse) startKind() string {
+	switch {
+	case r.Start != "":
+		return r.Start
+	case r.Warm:
+		return "pool"
+	default:
+		return "cold"
+	}
+}
+
+// errBusy is an answer that asks the client to come back later (429, 503).
+type errBusy struct{ status int }
+
+func (e errBusy) Error() string { return fmt.Sprintf("HTTP %d", e.status) }
+
+// runOnce posts code and times the round trip until the whole response
+// has arrived.
+func (s *server) runOnce(ctx context.Context, language, code string) (runResponse, time.Duration, error) {
+	body, _ := json.Marshal(map[string]string{"language": language, "code": code})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/v1/run", bytes.NewReader(body))
+	if err != nil {
+		return runResponse{}, 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return runResponse{}, 0, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	d := time.Since(start)
+	if err != nil {
+		return runResponse{}, 0, err
+	}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		return runResponse{}, d, errBusy{resp.StatusCode}
+	}
+	var r runResponse
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &r) != nil {
+		return runResponse{}, 0, fmt.Errorf("%s run: HTTP %d: %s", language, resp.StatusCode, b)
+	}
+	return r, d, nil
+}
+
+// oneShotRow times runs of p until n of them started the way mode says.
+// For the warm pool it waits before each run until the pool is full, so
+// the number is the latency of a warm run, not of refilling. Runs that
+// started another way are kept but not counted; after 2n+2 attempts it
+// gives up and returns what it has. settle is a pause between runs that
+// lets the previous sandbox's teardown finish off the measured path.
+func (s *server) oneShotRow(ctx context.Context, l lang, p probe, mode string, n int, settle time.Duration) (row, error) {
+	want := map[string]string{modePool: "pool", modeRestore: "restore", modeCold: "cold"}[mode]
+	r := row{Lang: l.name, Probe: p.name, Mode: mode}
+	for attempt := 0; len(r.counted()) < n && attempt < 2*n+2; attempt++ {
+		if mode == modePool {
+			if err := s.awaitFull(ctx, l.name); err != nil {
+				return r, err
+			}
+		} else if err := sleep(ctx, settle); err != nil {
+			return r, err
+		}
+		resp, d, err := s.runOnce(ctx, l.name, p.code)
+		if err != nil {
+			return r, err
+		}
+		if resp.Reason != "ok" || !p.ok(resp.Stdout) {
+			return r, fmt.Errorf("%s %s (%s): reason %q, stdout %q, stderr %q", l.name, p.name, mode, resp.Reason, resp.Stdout, resp.Stderr)
+		}
+		kind := resp.startKind()
+		t := resp.Timing
+		r.Samples = append(r.Samples, sample{D: d, Start: kind, Counted: kind == want, Timing: &t})
+		if kind != want {
+			r.Mismatches++
+		}
+	}
+	return r, nil
+}
+
+// awaitRestores runs p until a run is served by a restore, so that the
+// measured runs do not race the server's first snapshot build. It fails
+// when the snapshot failed or no run was restored within timeout.
+func (s *server) awaitRestores(ctx context.Context, l lang, p probe, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	state, last := "", ""
+	for time.Now().Before(deadline) {
+		if m, err := s.poolMetrics(ctx); err == nil {
+			if state = snapshotState(m, l.name); state == "failed" {
+				break
+			}
+		}
+		resp, _, err := s.runOnce(ctx, l.name, p.code)
+		if err != nil {
+			return err
+		}
+		if last = resp.startKind(); last == "restore" {
+			return nil
+		}
+		if err := sleep(ctx, 500*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("no %s run was restored from a snapshot (snapshot state %q, last start %q)", l.name, state, last)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// writeFile writes what render produces to path, creating its directory.
+// An empty path writes nothing.
+func writeFile(path string, render func(io.Writer) error) error {
+	if path == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+type jsonSample struct {
+	MS      float64       `json:"ms"`
+	Start   string        `json:"start,omitempty"`
+	Counted bool          `json:"counted"`
+	Timing  *serverTiming `json:"server_timing,omitempty"`
+}
+
+type jsonRow struct {
+	Lang       string       `json:"lang"`
+	Probe      string       `json:"probe"`
+	Mode       string       `json:"mode"`
+	N          int          `json:"n"`
+	P50MS      float64      `json:"p50_ms"`
+	P99MS      float64      `json:"p99_ms"`
+	Mismatches int          `json:"mismatches"`
+	Note       string       `json:"note,omitempty"`
+	Samples    []jsonSample `json:"samples"`
+}
+
+type jsonThroughput struct {
+	Lang        string         `json:"lang"`
+	Target      string         `json:"target"`
+	Concurrency int            `json:"concurrency"`
+	Seconds     float64        `json:"seconds"`
+	Runs        int            `json:"runs"`
+	RunsPerSec  float64        `json:"runs_per_s"`
+	Busy        int            `json:"busy"`
+	Starts      map[string]int `json:"starts,omitempty"`
+	LatencyMS   []float64      `json:"latency_ms"`
+}
+
+type jsonMemory struct {
+	Lang        string      `json:"lang"`
+	Start       string      `json:"start"`
+	MeanUsageMB float64     `json:"mean_usage_mib"`
+	MeanRSSMB   float64     `json:"mean_rss_mib"`
+	Note        string      `json:"note,omitempty"`
+	Sandboxes   []memSample `json:"sandboxes"`
+}
+
+type jsonReport struct {
+	Started    time.Time        `json:"started"`
+	Options    map[string]any   `json:"options"`
+	Latency    []jsonRow        `json:"latency"`
+	Throughput []jsonThroughput `json:"throughput"`
+	Memory     []jsonMemory     `json:"memory"`
+	MemoryNote string           `json:"memory_note,omitempty"`
+	Headline   []headline       `json:"headline"`
+	// ServerMetrics are each server's pool gauges and counters at its end.
+	ServerMetrics map[string][]string `json:"server_pool_metrics,omitempty"`
+}
+
+// writeJSON writes the whole report with every raw sample.
+func writeJSON(w io.Writer, rep report, started time.Time, opts map[string]any) error {
+	out := jsonReport{Started: started.UTC(), Options: opts, MemoryNote: rep.MemoryNote,
+		Latency: []jsonRow{}, Throughput: []jsonThroughput{}, Memory: []jsonMemory{},
+		Headline: headlines(rep.Rows, rep.Throughput, rep.Memory), ServerMetrics: rep.ServerMetrics}
+	for _, r := range rep.Rows {
+		jr := jsonRow{Lang: r.Lang, Probe: r.Probe, Mode: r.Mode, N: len(r.counted()), P50MS: msOf(r.p50()), P99MS: msOf(r.p99()),
+			Mismatches: r.Mismatches, Note: r.Note, Samples: []jsonSample{}}
+		for _, s := range r.Samples {
+			jr.Samples = append(jr.Samples, jsonSample{MS: msOf(s.D), Start: s.Start, Counted: s.Counted, Timing: s.Timing})
+		}
+		out.Latency = append(out.Latency, jr)
+	}
+	for _, t := range rep.Throughput {
+		jt := jsonThroughput{Lang: t.Lang, Target: t.Target, Concurrency: t.Concurrency, Seconds: t.Elapsed.Seconds(),
+			Runs: t.Runs, RunsPerSec: t.rate(), Busy: t.Busy, Starts: t.Starts, LatencyMS: []float64{}}
+		for _, d := range t.Latencies {
+			jt.LatencyMS = append(jt.LatencyMS, msOf(d))
+		}
+		out.Throughput = append(out.Throughput, jt)
+	}
+	for _, m := range rep.Memory {
+		out.Memory = append(out.Memory, jsonMemory{Lang: m.Lang, Start: m.Start, Note: m.Note, Sandboxes: m.Samples,
+			MeanUsageMB: m.meanMB(func(s memSample) uint64 { return s.Usage }),
+			MeanRSSMB:   m.meanMB(func(s memSample) uint64 { return s.RSS })})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// csvHeader is the CSV's one schema for every kind of raw sample: a
+// latency, a throughput run and its rate, a sandbox's memory.
+var csvHeader = []string{"metric", "lang", "probe", "mode", "i", "value", "unit", "counted", "start", "sandbox_id",
+	"queue_ms", "acquire_ms", "start_ms", "exec_ms", "total_ms"}
+
+// writeCSV writes one line per raw sample.
+func writeCSV(w io.Writer, rep report) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(csvHeader)
+	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	line := func(metric, lang, probe, mode string, i int, value float64, unit string, counted bool, start, id string, t *serverTiming) {
+		rec := []string{metric, lang, probe, mode, strconv.Itoa(i), num(value), unit, strconv.FormatBool(counted), start, id, "", "", "", "", ""}
+		if t != nil {
+			rec[10], rec[11], rec[12], rec[13], rec[14] = num(t.QueueMS), num(t.AcquireMS), num(t.StartMS), num(t.ExecMS), num(t.TotalMS)
+		}
+		_ = cw.Write(rec)
+	}
+	for _, r := range rep.Rows {
+		for i, s := range r.Samples {
+			line("latency", r.Lang, r.Probe, r.Mode, i, msOf(s.D), "ms", s.Counted, s.Start, "", s.Timing)
+		}
+	}
+	for _, t := range rep.Throughput {
+		probe := ""
+		if l, ok := langByName(t.Lang); ok {
+			probe = l.probes[0].name
+		}
+		for i, d := range t.Latencies {
+			line("throughput_run", t.Lang, probe, t.Target, i, msOf(d), "ms", true, "", "", nil)
+		}
+		line("throughput_rate", t.Lang, probe, t.Target, 0, t.rate(), "runs/s", true, "", "", nil)
+	}
+	for _, m := range rep.Memory {
+		for i, s := range m.Samples {
+			line("memory_usage", m.Lang, "", "idle pooled", i, float64(s.Usage)/mib, "MiB", true, m.Start, s.ID, nil)
+			line("memory_rss", m.Lang, "", "idle pooled", i, float64(s.RSS)/mib, "MiB", true, m.Start, s.ID, nil)
+			line("memory_shmem", m.Lang, "", "idle pooled", i, float64(s.Shmem)/mib, "MiB", true, m.Start, s.ID, nil)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

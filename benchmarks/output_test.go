@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func testReport() report {
+	return report{
+		Rows: []row{
+			{Lang: "python", Probe: "print(1)", Mode: modeNative, Samples: []sample{{D: 20 * time.Millisecond, Counted: true}}},
+			{Lang: "python", Probe: "print(1)", Mode: modePool, Mismatches: 1, Samples: []sample{
+				{D: 3500 * time.Microsecond, Start: "pool", Counted: true, Timing: &serverTiming{QueueMS: 0.01, AcquireMS: 0.02, ExecMS: 2.5, TotalMS: 3}},
+				{D: 150 * time.Millisecond, Start: "restore", Counted: false, Timing: &serverTiming{StartMS: 120, TotalMS: 149}},
+			}},
+			{Lang: "node", Probe: "console.log(1)", Mode: modeRestore, Note: "n/a: not snapshotted"},
+		},
+		Throughput: []throughput{{Lang: "python", Target: targetPaddock, Concurrency: 2, Elapsed: 2 * time.Second, Runs: 3,
+			Starts: map[string]int{"pool": 3}, Latencies: []time.Duration{100 * time.Millisecond, 110 * time.Millisecond, 120 * time.Millisecond}}},
+		Memory: []memRow{{Lang: "python", Start: "restore", Samples: []memSample{{ID: "pd-0123456789abcdef", Usage: 30 << 20, RSS: 5 << 20, Shmem: 20 << 20}}}},
+	}
+}
+
+func TestWriteCSV(t *testing.T) {
+	var buf bytes.Buffer
+	if err := writeCSV(&buf, testReport()); err != nil {
+		t.Fatal(err)
+	}
+	want := `metric,lang,probe,mode,i,value,unit,counted,start,sandbox_id,queue_ms,acquire_ms,start_ms,exec_ms,total_ms
+latency,python,print(1),native,0,20,ms,true,,,,,,,
+latency,python,print(1),warm pool,0,3.5,ms,true,pool,,0.01,0.02,0,2.5,3
+latency,python,print(1),warm pool,1,150,ms,false,restore,,0,0,120,0,149
+throughput_run,python,print(1),paddock one-shot,0,100,ms,true,,,,,,,
+throughput_run,python,print(1),paddock one-shot,1,110,ms,true,,,,,,,
+throughput_run,python,print(1),paddock one-shot,2,120,ms,true,,,,,,,
+throughput_rate,python,print(1),paddock one-shot,0,1.5,runs/s,true,,,,,,,
+memory_usage,python,,idle pooled,0,30,MiB,true,restore,pd-0123456789abcdef,,,,,
+memory_rss,python,,idle pooled,0,5,MiB,true,restore,pd-0123456789abcdef,,,,,
+memory_shmem,python,,idle pooled,0,20,MiB,true,restore,pd-0123456789abcdef,,,,,
+`
+	if got := buf.String(); got != want {
+		t.Errorf("CSV:\n%s\nwant:\n%s", got, want)
+	}
+	recs, err := csv.NewReader(strings.NewReader(buf.String())).ReadAll()
+	if err != nil {
+		t.Fatalf("the CSV does not parse: %v", err)
+	}
+	for i, r := range recs {
+		if len(r) != 15 {
+			t.Errorf("record %d has %d fields, want 15", i, len(r))
+		}
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	var buf bytes.Buffer
+	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := writeJSON(&buf, testReport(), started, map[string]any{"cold": "5"}); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Started string `json:"started"`
+		Latency []struct {
+			Mode       string  `json:"mode"`
+			N          int     `json:"n"`
+			P50MS      float64 `json:"p50_ms"`
+			Mismatches int     `json:"mismatches"`
+			Samples    []struct {
+				MS      float64 `json:"ms"`
+				Counted bool    `json:"counted"`
+			} `json:"samples"`
+		} `json:"latency"`
+		Throughput []struct {
+			RunsPerSec float64 `json:"runs_per_s"`
+		} `json:"throughput"`
+		Memory []struct {
+			MeanUsageMB float64 `json:"mean_usage_mib"`
+		} `json:"memory"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("the JSON does not parse: %v\n%s", err, buf.String())
+	}
+	if got.Started != "2026-01-02T03:04:05Z" {
+		t.Errorf("started = %q", got.Started)
+	}
+	if len(got.Latency) != 3 {
+		t.Fatalf("%d latency rows, want 3", len(got.Latency))
+	}
+	pool := got.Latency[1]
+	if pool.Mode != "warm pool" || pool.N != 1 || pool.P50MS != 3.5 || pool.Mismatches != 1 || len(pool.Samples) != 2 || pool.Samples[1].Counted {
+		t.Errorf("warm pool row = %+v", pool)
+	}
+	if len(got.Throughput) != 1 || got.Throughput[0].RunsPerSec != 1.5 {
+		t.Errorf("throughput = %+v", got.Throughput)
+	}
+	if len(got.Memory) != 1 || got.Memory[0].MeanUsageMB != 30 {
+		t.Errorf("memory = %+v", got.Memory)
+	}
+}
+
+func TestWriteFileCreatesDirectoryAndSkipsEmptyPath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out", "x.txt")
+	if err := writeFile(path, func(w io.Writer) error { _, err := w.Write([]byte("hi")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "hi" {
+		t.Errorf("read back %q, %v", b, err)
+	}
+	if err := writeFile("", func(io.Writer) error { t.Error("rendered for an empty path"); return nil }); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+)
+
+// lang is one language's probes and its native interpreter.
+type lang struct {
+	name string
+	// native runs a program unsandboxed: native + [program]. It is Debian's
+	// own interpreter, the same package the templates install, not a
+	// version-manager shim that would inflate it.
+	native []string
+	// inSandbox runs a program under raw runsc: inSandbox + [program].
+	inSandbox []string
+	// snapshotted says whether the template's pool refills from a snapshot.
+	// Node is never snapshotted: V8's Math.random and OpenSSL's state can't
+	// be reseeded after a restore.
+	snapshotted bool
+	// setup and expr are the session probe: setup once, then expr timed.
+	setup, expr string
+	probes      []probe
+}
+
+// probe is one program whose time to first result is measured.
+type probe struct {
+	name string // short label, e.g. "print(1)"
+	code string
+	// trivial marks the probe that measures start overhead alone; the
+	// warm-pool vs native ratio uses it.
+	trivial bool
+	ok      func(stdout string) bool
+}
+
+var versionLine = regexp.MustCompile(`^\d+\.\d+(\.\d+)?\S*\n$`)
+
+func prints(want string) func(string) bool {
+	return func(out string) bool { return out == want }
+}
+
+var langs = []lang{
+	{
+		name:        "python",
+		native:      []string{"/usr/bin/python3", "-c"},
+		inSandbox:   []string{"python3", "-c"},
+		snapshotted: true,
+		setup:       "x = 1",
+		expr:        "x + 1",
+		probes: []probe{
+			{name: "print(1)", code: "print(1)", trivial: true, ok: prints("1\n")},
+			{name: "import pandas", code: "import pandas; print(pandas.__version__)", ok: versionLine.MatchString},
+		},
+	},
+	{
+		name:      "node",
+		native:    []string{"/usr/bin/node", "-e"},
+		inSandbox: []string{"node", "-e"},
+		setup:     "var x = 1",
+		expr:      "x + 1",
+		probes: []probe{
+			{name: "console.log(1)", code: "console.log(1)", trivial: true, ok: prints("1\n")},
+			// zlib is not loaded at start: requiring it compiles and runs
+			// its JavaScript and binds the native library.
+			{name: "require('zlib')", code: "console.log(require('zlib').constants.Z_BEST_COMPRESSION)", ok: prints("9\n")},
+		},
+	},
+}
+
+// langByName returns the language called name.
+func langByName(name string) (lang, bool) {
+	for _, l := range langs {
+		if l.name == name {
+			return l, true
+		}
+	}
+	return lang{}, false
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

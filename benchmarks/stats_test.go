@@ -1,0 +1,74 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestPercentile(t *testing.T) {
+	ms := func(vs ...int) []time.Duration {
+		var out []time.Duration
+		for _, v := range vs {
+			out = append(out, time.Duration(v)*time.Millisecond)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		s    []time.Duration
+		p    float64
+		want time.Duration
+	}{
+		{"empty", nil, 0.5, 0},
+		{"one sample", ms(7), 0.99, 7 * time.Millisecond},
+		{"median of odd count, unsorted", ms(5, 1, 3), 0.5, 3 * time.Millisecond},
+		{"median of even count rounds up", ms(4, 1, 3, 2), 0.5, 3 * time.Millisecond},
+		{"p99 of 100 is the 99th", ms(seq(1, 100)...), 0.99, 99 * time.Millisecond},
+		{"p99 of 10 is the max", ms(seq(1, 10)...), 0.99, 10 * time.Millisecond},
+		{"p0 is the min", ms(9, 2, 5), 0, 2 * time.Millisecond},
+		{"p100 is the max", ms(9, 2, 5), 1, 9 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := percentile(tt.s, tt.p); got != tt.want {
+				t.Errorf("percentile(%v, %v) = %v, want %v", tt.s, tt.p, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPercentileLeavesInputAlone(t *testing.T) {
+	s := []time.Duration{3, 1, 2}
+	percentile(s, 0.5)
+	if s[0] != 3 || s[1] != 1 || s[2] != 2 {
+		t.Errorf("input reordered: %v", s)
+	}
+}
+
+func TestRowCountsOnlyMatchingStarts(t *testing.T) {
+	r := row{Samples: []sample{
+		{D: 10 * time.Millisecond, Start: "restore", Counted: true, Timing: &serverTiming{StartMS: 4}},
+		{D: 2000 * time.Millisecond, Start: "cold", Counted: false, Timing: &serverTiming{StartMS: 1900}},
+		{D: 12 * time.Millisecond, Start: "restore", Counted: true, Timing: &serverTiming{StartMS: 6}},
+	}, Mismatches: 1}
+	if got := len(r.counted()); got != 2 {
+		t.Errorf("counted %d samples, want 2", got)
+	}
+	if got := r.p99(); got != 12*time.Millisecond {
+		t.Errorf("p99 = %v, want 12ms", got)
+	}
+	if got := r.serverStartP50(); got != 6 {
+		t.Errorf("server start p50 = %v, want 6", got)
+	}
+	if got := (row{}).serverStartP50(); got != -1 {
+		t.Errorf("server start p50 without timings = %v, want -1", got)
+	}
+}
+
+func seq(from, to int) []int {
+	var out []int
+	for i := from; i <= to; i++ {
+		out = append(out, i)
+	}
+	return out
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Targets of a throughput measurement.
+const (
+	targetPaddock = "paddock one-shot"
+	targetRaw     = "raw runsc run+delete"
+)
+
+// throughput is a sustained rate of runs, each on a fresh sandbox.
+type throughput struct {
+	Lang        string
+	Target      string
+	Concurrency int
+	Elapsed     time.Duration
+	Runs        int
+	// Busy counts answers that asked to come back later (429, 503).
+	Busy int
+	// Starts counts the server's start kinds (pool, restore, cold).
+	Starts    map[string]int
+	Latencies []time.Duration
+}
+
+// rate is the completed runs per second.
+func (t throughput) rate() float64 {
+	if t.Elapsed <= 0 {
+		return 0
+	}
+	return float64(t.Runs) / t.Elapsed.Seconds()
+}
+
+// runFunc does one run and says how its sandbox was started, if known.
+type runFunc func(ctx context.Context) (start string, d time.Duration, err error)
+
+// measureRate keeps conc runs going until dur has passed, lets the last
+// ones finish and counts the runs per second over the whole time. A busy
+// answer (errBusy) is counted and retried after a short pause; any other
+// error stops the measurement.
+func measureRate(ctx context.Context, conc int, dur time.Duration, once runFunc) (throughput, error) {
+	t := throughput{Concurrency: conc, Starts: map[string]int{}}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	begin := time.Now()
+	for range conc {
+		wg.Go(func() {
+			for time.Since(begin) < dur && ctx.Err() == nil {
+				start, d, err := once(ctx)
+				mu.Lock()
+				var busy errBusy
+				switch {
+				case errors.As(err, &busy):
+					t.Busy++
+				case err != nil:
+					if firstErr == nil {
+						firstErr = err
+					}
+					cancel()
+				default:
+					t.Runs++
+					t.Latencies = append(t.Latencies, d)
+					if start != "" {
+						t.Starts[start]++
+					}
+				}
+				mu.Unlock()
+				if busy.status != 0 {
+					_ = sleep(ctx, 20*time.Millisecond)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	t.Elapsed = time.Since(begin)
+	return t, firstErr
+}
+
+// paddockRate measures one-shot runs of l's trivial probe against s.
+func (s *server) paddockRate(ctx context.Context, l lang, conc int, dur time.Duration) (throughput, error) {
+	p := l.probes[0]
+	if err := s.awaitFull(ctx, l.name); err != nil {
+		return throughput{}, err
+	}
+	t, err := measureRate(ctx, conc, dur, func(ctx context.Context) (string, time.Duration, error) {
+		resp, d, err := s.runOnce(ctx, l.name, p.code)
+		if err != nil {
+			return "", d, err
+		}
+		if resp.Reason != "ok" || !p.ok(resp.Stdout) {
+			return "", d, fmt.Errorf("%s %s: reason %q, stdout %q", l.name, p.name, resp.Reason, resp.Stdout)
+		}
+		return resp.startKind(), d, nil
+	})
+	t.Lang, t.Target = l.name, targetPaddock
+	return t, err
+}
+
+// rawRate measures raw `runsc run` + `runsc delete` of l's trivial probe:
+// the rate gVisor itself allows on this machine.
+func rawRate(ctx context.Context, o options, l lang, fs string, conc int, dur time.Duration) (throughput, error) {
+	p := l.probes[0]
+	b, err := newRawBundle(o.runsc, fs, append(append([]string(nil), l.inSandbox...), p.code))
+	if err != nil {
+		return throughput{}, err
+	}
+	defer b.close()
+	t, err := measureRate(ctx, conc, dur, func(ctx context.Context) (string, time.Duration, error) {
+		begin := time.Now()
+		out, _, err := b.run(ctx)
+		if err == nil && !p.ok(out) {
+			err = fmt.Errorf("raw runsc %s: stdout %q", l.name, out)
+		}
+		return "", time.Since(begin), err
+	})
+	t.Lang, t.Target = l.name, targetRaw
+	return t, err
+}
