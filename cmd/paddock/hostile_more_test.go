@@ -161,10 +161,13 @@ func TestE2EHostileMore(t *testing.T) {
 		maxWall        time.Duration
 		check          func(t *testing.T, r fullRun)
 	}{
-		// Observed: reason error in about 1 s. RLIMIT_NPROC stops the forks
-		// with EAGAIN; the BlockingIOError kills each process's loop, so the
-		// main program exits 1 long before the timeout. pids_limit when the
-		// agent still sees the tasks at the limit as the program ends.
+		// Observed: oom in about 1 s. Under gVisor each fork of the
+		// warmed-up interpreter (pandas, matplotlib loaded) costs ~37 MB of
+		// host memory, so the 512 MiB cgroup fills at a dozen processes,
+		// before RLIMIT_NPROC's 64; the sandbox is OOM-killed as a whole.
+		// Without the warm-up (a cold start) the forks stop with EAGAIN at
+		// the limit instead and the program exits 1 (error, or pids_limit
+		// when the agent still sees the tasks at the limit).
 		{id: "H07 python fork bomb", lang: "python", code: "import os; [os.fork() for _ in iter(int,1)]", timeoutMS: 5000,
 			reasons: []string{"pids_limit", "error", "timeout", "killed", "oom"}, maxWall: 10 * time.Second},
 		// Observed: timeout. spawn() failures are caught, so the loop spins
