@@ -41,13 +41,13 @@ func TestAdminListsEverySession(t *testing.T) {
 
 	checkResponse(t, serveAs(t, f.h, http.MethodGet, "/v1/admin/sessions", "", admin), http.StatusOK, `{"sessions":[`+
 		`{"owner":"alice","id":"`+aliceID+`","language":"python","template":"python","state":"idle","execution_count":0,`+
-		`"created_at":"2026-03-01T12:00:00Z","last_used_at":"2026-03-01T12:00:00Z","expires_at":"2026-03-01T12:01:00Z","ttl_s":60},`+
+		`"created_at":"2026-03-01T12:00:00Z","last_used_at":"2026-03-01T12:00:00Z","expires_at":"2026-03-01T12:01:00Z","ttl_s":60,"warm":false,"start":"cold"},`+
 		`{"owner":"bob","id":"`+bobID+`","language":"node","template":"node","state":"idle","execution_count":0,`+
-		`"created_at":"2026-03-01T12:00:01Z","last_used_at":"2026-03-01T12:00:01Z","expires_at":"2026-03-01T12:15:01Z","ttl_s":900}`+
+		`"created_at":"2026-03-01T12:00:01Z","last_used_at":"2026-03-01T12:00:01Z","expires_at":"2026-03-01T12:15:01Z","ttl_s":900,"warm":false,"start":"cold"}`+
 		`]}`+"\n")
 	checkResponse(t, serveAs(t, f.h, http.MethodGet, "/v1/sessions", "", alice), http.StatusOK, `{"sessions":[`+
 		`{"id":"`+aliceID+`","language":"python","template":"python","state":"idle","execution_count":0,`+
-		`"created_at":"2026-03-01T12:00:00Z","last_used_at":"2026-03-01T12:00:00Z","expires_at":"2026-03-01T12:01:00Z","ttl_s":60}`+
+		`"created_at":"2026-03-01T12:00:00Z","last_used_at":"2026-03-01T12:00:00Z","expires_at":"2026-03-01T12:01:00Z","ttl_s":60,"warm":false,"start":"cold"}`+
 		`]}`+"\n")
 
 	const forbidden = `{"code":"insufficient_scope","message":"this token does not grant the \"admin\" scope this route needs"}` + "\n"
@@ -82,7 +82,7 @@ func TestAdminSessionsWithoutAuth(t *testing.T) {
 	id := f.create(t, `{"language":"python"}`)
 	checkResponse(t, f.do(t, http.MethodGet, "/v1/admin/sessions", ""), http.StatusOK, `{"sessions":[`+
 		`{"owner":"","id":"`+id+`","language":"python","template":"python","state":"idle","execution_count":0,`+
-		`"created_at":"2026-03-01T12:00:00Z","last_used_at":"2026-03-01T12:00:00Z","expires_at":"2026-03-01T12:15:00Z","ttl_s":900}`+
+		`"created_at":"2026-03-01T12:00:00Z","last_used_at":"2026-03-01T12:00:00Z","expires_at":"2026-03-01T12:15:00Z","ttl_s":900,"warm":false,"start":"cold"}`+
 		`]}`+"\n")
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paddock-dev/paddock/kernels"
+	"github.com/paddock-dev/paddock/pool"
 )
 
 // sessionResponse describes a session to its owner.
@@ -20,6 +21,20 @@ type sessionResponse struct {
 	LastUsedAt     time.Time `json:"last_used_at"`
 	ExpiresAt      time.Time `json:"expires_at"`
 	TTLS           int64     `json:"ttl_s"`
+	// Warm and Start say how the session's sandbox was made, as in a
+	// run's response.
+	Warm  bool           `json:"warm"`
+	Start pool.StartKind `json:"start"`
+	// Timing is only in the answer to the create.
+	Timing *sessionTiming `json:"timing,omitempty"`
+}
+
+// sessionTiming splits a session's creation into phases.
+type sessionTiming struct {
+	AcquireMS float64 `json:"acquire_ms"`
+	StartMS   float64 `json:"start_ms"`
+	KernelMS  float64 `json:"kernel_ms"`
+	TotalMS   float64 `json:"total_ms"`
 }
 
 type sessionsBody struct {
@@ -56,6 +71,7 @@ func sessionID(c *gin.Context) string {
 
 // createSession serves POST /v1/sessions.
 func (s *server) createSession(c *gin.Context) {
+	begin := time.Now()
 	body, err := s.readBody(c)
 	if err != nil {
 		s.writeError(c, err)
@@ -86,7 +102,14 @@ func (s *server) createSession(c *gin.Context) {
 	c.Set(keySessionID, info.ID)
 	c.Set(keySandboxID, info.SandboxID)
 	c.Header("Location", "/v1/sessions/"+info.ID)
-	writeJSON(c, http.StatusCreated, s.sessionResponse(info))
+	resp := s.sessionResponse(info)
+	resp.Timing = &sessionTiming{
+		AcquireMS: millis(info.Opening.Acquire),
+		StartMS:   millis(info.Opening.Start),
+		KernelMS:  millis(info.Opening.Kernel),
+		TotalMS:   millis(time.Since(begin)),
+	}
+	writeJSON(c, http.StatusCreated, resp)
 }
 
 // listSessions serves GET /v1/sessions: the caller's sessions, oldest
@@ -150,5 +173,7 @@ func (s *server) sessionResponse(info kernels.Info) sessionResponse {
 		LastUsedAt:     info.LastUsed.UTC(),
 		ExpiresAt:      info.ExpiresAt.UTC(),
 		TTLS:           int64(info.TTL / time.Second),
+		Warm:           info.Start == pool.StartPool,
+		Start:          info.Start,
 	}
 }

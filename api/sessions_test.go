@@ -2,6 +2,8 @@ package api_test
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -20,9 +22,10 @@ func TestSessionLifecycle(t *testing.T) {
 	id := f.create(t, `{"language":"node"}`) // a second session, to list
 	body := rec.Body.String()
 	pyID := body[len(`{"id":"`) : len(`{"id":"`)+32]
+	dropCreateTiming(t, rec)
 	checkResponse(t, rec, http.StatusCreated, `{"id":"`+pyID+`","language":"python","template":"python","state":"idle",`+
 		`"execution_count":0,"created_at":"2026-03-01T12:00:00Z","last_used_at":"2026-03-01T12:00:00Z",`+
-		`"expires_at":"2026-03-01T12:01:00Z","ttl_s":60}`+"\n")
+		`"expires_at":"2026-03-01T12:01:00Z","ttl_s":60,"warm":false,"start":"cold"}`+"\n")
 	if got, want := rec.Header().Get("Location"), "/v1/sessions/"+pyID; got != want {
 		t.Errorf("Location = %q, want %q", got, want)
 	}
@@ -44,14 +47,14 @@ func TestSessionLifecycle(t *testing.T) {
 	rec = f.do(t, http.MethodGet, "/v1/sessions", "")
 	checkResponse(t, rec, http.StatusOK, `{"sessions":[`+
 		`{"id":"`+pyID+`","language":"python","template":"python","state":"idle","execution_count":1,`+
-		`"created_at":"2026-03-01T12:00:00Z","last_used_at":"2026-03-01T12:00:10Z","expires_at":"2026-03-01T12:01:10Z","ttl_s":60},`+
+		`"created_at":"2026-03-01T12:00:00Z","last_used_at":"2026-03-01T12:00:10Z","expires_at":"2026-03-01T12:01:10Z","ttl_s":60,"warm":false,"start":"cold"},`+
 		`{"id":"`+id+`","language":"node","template":"node","state":"idle","execution_count":0,`+
-		`"created_at":"2026-03-01T12:00:01Z","last_used_at":"2026-03-01T12:00:01Z","expires_at":"2026-03-01T12:15:01Z","ttl_s":900}`+
+		`"created_at":"2026-03-01T12:00:01Z","last_used_at":"2026-03-01T12:00:01Z","expires_at":"2026-03-01T12:15:01Z","ttl_s":900,"warm":false,"start":"cold"}`+
 		`]}`+"\n")
 
 	rec = f.do(t, http.MethodGet, "/v1/sessions/"+id, "")
 	checkResponse(t, rec, http.StatusOK, `{"id":"`+id+`","language":"node","template":"node","state":"idle","execution_count":0,`+
-		`"created_at":"2026-03-01T12:00:01Z","last_used_at":"2026-03-01T12:00:01Z","expires_at":"2026-03-01T12:15:01Z","ttl_s":900}`+"\n")
+		`"created_at":"2026-03-01T12:00:01Z","last_used_at":"2026-03-01T12:00:01Z","expires_at":"2026-03-01T12:15:01Z","ttl_s":900,"warm":false,"start":"cold"}`+"\n")
 
 	rec = f.do(t, http.MethodDelete, "/v1/sessions/"+id, "")
 	checkResponse(t, rec, http.StatusNoContent, "")
@@ -141,7 +144,7 @@ func TestInterruptAndRestart(t *testing.T) {
 	f.clock.Advance(time.Second)
 	checkResponse(t, f.do(t, http.MethodPost, "/v1/sessions/"+id+"/restart", ""), http.StatusOK,
 		`{"id":"`+id+`","language":"python","template":"python","state":"idle","execution_count":0,`+
-			`"created_at":"2026-03-01T12:00:00Z","last_used_at":"2026-03-01T12:00:01Z","expires_at":"2026-03-01T12:01:01Z","ttl_s":60}`+"\n")
+			`"created_at":"2026-03-01T12:00:00Z","last_used_at":"2026-03-01T12:00:01Z","expires_at":"2026-03-01T12:01:01Z","ttl_s":60,"warm":false,"start":"cold"}`+"\n")
 	rec := f.do(t, http.MethodPost, "/v1/sessions/"+id+"/execute", `{"code":"x"}`)
 	if got := fixTiming(rec.Body.String()); !strings.Contains(got, `"results":[{"data":{"text/plain":"x"},"metadata":{},"main":true}]`) {
 		t.Errorf("after restart x should be unset: %s", got)
@@ -149,4 +152,19 @@ func TestInterruptAndRestart(t *testing.T) {
 	if got := k.Restarts(); got != 1 {
 		t.Errorf("Restarts = %d, want 1", got)
 	}
+}
+
+var createTiming = regexp.MustCompile(`,"timing":\{"acquire_ms":[0-9.]+,"start_ms":[0-9.]+,"kernel_ms":[0-9.]+,"total_ms":[0-9.]+\}`)
+
+// dropCreateTiming checks that a create's answer carries its timing and
+// removes it, since the values vary.
+func dropCreateTiming(t *testing.T, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	b := rec.Body.Bytes()
+	if !createTiming.Match(b) {
+		t.Fatalf("create answer without timing: %s", b)
+	}
+	b = createTiming.ReplaceAll(b, nil)
+	rec.Body.Reset()
+	rec.Body.Write(b)
 }

@@ -123,12 +123,16 @@ func (m *Manager) open(ctx context.Context, owner string, o CreateOptions, ttl t
 		ttl:      ttl,
 		ended:    make(chan struct{}),
 		lastUsed: now,
+		start:    lease.Kind,
+		opening:  OpenTiming{Acquire: lease.Wait, Start: lease.Start},
 	}
 	opener, ok := lease.Sandbox.(runner.KernelOpener)
 	if !ok {
 		return s, fmt.Errorf("creating session on %s sandbox: %w", o.Template, runner.ErrNotSupported)
 	}
+	began := time.Now()
 	s.k, err = opener.OpenKernel(ctx, runner.KernelOptions{Env: o.Env})
+	s.opening.Kernel = time.Since(began)
 	if err != nil {
 		if m.ctx.Err() != nil {
 			err = ErrClosed

@@ -48,7 +48,8 @@ func TestExecuteKeepsState(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := kernels.Info{ID: info.ID, Template: "python", SandboxID: "fake-0001", CreatedAt: t0,
-		LastUsed: t0.Add(10 * time.Second), ExpiresAt: t0.Add(70 * time.Second), TTL: time.Minute, ExecutionCount: 2, State: "idle"}
+		LastUsed: t0.Add(10 * time.Second), ExpiresAt: t0.Add(70 * time.Second), TTL: time.Minute, ExecutionCount: 2, State: "idle",
+		Start: got.Start, Opening: got.Opening}
 	if got != want {
 		t.Errorf("Get = %+v\nwant  %+v", got, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -30,6 +31,17 @@ type Info struct {
 	State          string
 	// Queued is the number of executions waiting for their turn.
 	Queued int
+	// Start is how the session's sandbox was made; Opening how long the
+	// session took to open, by phase.
+	Start   pool.StartKind
+	Opening OpenTiming
+}
+
+// OpenTiming splits a session's creation into its phases.
+type OpenTiming struct {
+	Acquire time.Duration // getting a sandbox from the pool, Start included
+	Start   time.Duration // restoring or starting one on the request path; zero on a pool hit
+	Kernel  time.Duration // turning its interpreter into a kernel
 }
 
 // session is one kernel on one leased sandbox. Fields below mu's comment
@@ -39,6 +51,8 @@ type session struct {
 	sb                  runner.Sandbox
 	k                   runner.Kernel
 	created             time.Time
+	start               pool.StartKind
+	opening             OpenTiming
 	ttl                 time.Duration
 
 	// ended is closed once the session is closed or lost: turn waiters
@@ -94,5 +108,7 @@ func (m *Manager) infoLocked(s *session) Info {
 		ExecutionCount: s.count,
 		State:          state,
 		Queued:         s.queued,
+		Start:          s.start,
+		Opening:        s.opening,
 	}
 }

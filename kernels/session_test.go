@@ -23,6 +23,10 @@ func TestCreateAndGet(t *testing.T) {
 	want := kernels.Info{
 		ID: info.ID, Owner: "alice", Template: "python", SandboxID: "fake-0001",
 		CreatedAt: t0, LastUsed: t0, ExpiresAt: t0.Add(time.Minute), TTL: time.Minute, State: "idle",
+		Start: pool.StartCold, Opening: info.Opening, // the fake pool is empty: a cold start
+	}
+	if info.Opening.Acquire < info.Opening.Start || info.Opening.Kernel <= 0 {
+		t.Errorf("Opening = %+v, want acquire ≥ start and a kernel time", info.Opening)
 	}
 	if info != want {
 		t.Errorf("Create = %+v\nwant     %+v", info, want)
