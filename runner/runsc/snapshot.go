@@ -82,6 +82,12 @@ func (rt *Runtime) Snapshot(ctx context.Context, spec runner.Spec) (runner.Snaps
 		img.Bytes = size
 		return img, nil
 	}
+	// Builds of this key that died halfway (the lock is ours now).
+	if stale, _ := filepath.Glob(filepath.Join(rt.cfg.SnapshotDir, ".build-"+filepath.Base(dir)+"-*")); len(stale) > 0 {
+		for _, d := range stale {
+			_ = os.RemoveAll(d)
+		}
+	}
 	begin := time.Now()
 	size, err := rt.buildSnapshot(ctx, spec, dir, snapshotMeta{Key: key, Template: name, Inputs: in})
 	if err != nil {
@@ -89,7 +95,42 @@ func (rt *Runtime) Snapshot(ctx context.Context, spec runner.Spec) (runner.Snaps
 	}
 	img.Built, img.BuildTime, img.Bytes = true, time.Since(begin), size
 	rt.log.Info("snapshot built", "template", name, "key", key, "took", img.BuildTime.Round(time.Millisecond), "bytes", size)
+	rt.pruneSnapshots(name, dir)
 	return img, nil
+}
+
+// pruneSnapshots removes the template's images of other keys, built from
+// inputs that have since changed, so that upgrades do not pile images up.
+// An image whose lock is held (being built) is left alone.
+func (rt *Runtime) pruneSnapshots(name, keep string) {
+	others, _ := filepath.Glob(filepath.Join(rt.cfg.SnapshotDir, name+"-*"))
+	for _, d := range others {
+		if d == keep || strings.HasSuffix(d, ".lock") || !isKeyDir(filepath.Base(d), name) {
+			continue
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // one try: never wait for another build
+		unlock, err := lockFile(ctx, d+".lock")
+		if err != nil {
+			continue
+		}
+		if err := os.RemoveAll(d); err == nil {
+			_ = os.Remove(d + ".lock")
+			rt.log.Info("removed an outdated snapshot", "template", name, "path", d)
+		}
+		unlock()
+	}
+}
+
+// isKeyDir reports whether base is name-<16 hex digits>, an image
+// directory of template name (and not of a template whose name extends it).
+func isKeyDir(base, name string) bool {
+	key, ok := strings.CutPrefix(base, name+"-")
+	if !ok || len(key) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(key)
+	return err == nil
 }
 
 // buildSnapshot takes the image into a temporary directory next to dir,

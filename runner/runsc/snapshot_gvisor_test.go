@@ -153,4 +153,17 @@ func TestGVisorSnapshotMissingAndCorrupt(t *testing.T) {
 	if out := string(runOn(t, sb, "print('json' in __import__('sys').modules)").Stdout); out != "True\n" {
 		t.Fatalf("rebuilt image printed %q", out)
 	}
+
+	// A new rootfs build gives a new key; the outdated image goes.
+	spec.RootfsID = "next-build"
+	next, err := rt.Snapshot(t.Context(), spec)
+	if err != nil || !next.Built || next.Path == rebuilt.Path {
+		t.Fatalf("Snapshot of a new rootfs build: %+v, %v; want a new image", next, err)
+	}
+	if _, err := os.Stat(rebuilt.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the outdated image %s is still there (stat: %v)", rebuilt.Path, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(snapDir, ".build-*")); len(left) > 0 {
+		t.Errorf("build directories left behind: %v", left)
+	}
 }
