@@ -65,6 +65,8 @@ def _paddock_main():
         sys.orig_argv = [sys.orig_argv[0], '-c', code, *args]
     _paddock_reseed()
     importlib.invalidate_caches()
+    global _paddock_pid
+    _paddock_pid = os.getpid()
 
     loader = globals().get('__loader__')
     main = type(sys)('__main__')
@@ -140,6 +142,10 @@ def _paddock_exit(status):
             os.close(fd)
         except OSError:
             pass
+    if os.getpid() != _paddock_pid:
+        # A child the program forked, ending the way python3 -c's children
+        # do; only the program's own end is reported.
+        os._exit(status)
     report = b'{"op":"exit","code":%d}' % status
     try:
         os.write(4, len(report).to_bytes(4, 'big') + report)
@@ -163,6 +169,9 @@ def _paddock_report(e):
         sys.__excepthook__(type(err), err, err.__traceback__)
         print('\nOriginal exception was:', file=sys.stderr)
         sys.__excepthook__(type(e), e, e.__traceback__)
+
+
+_paddock_pid = None  # the driver's own pid: a forked child is not the program
 
 
 def _paddock_reseed():

@@ -81,6 +81,16 @@ func TestPythonRun(t *testing.T) {
 			wantReason: "ok",
 		},
 		{
+			// The child runs the driver's exit path too; only the
+			// program's own end may end the run.
+			name: "forked child exits first",
+			req: wire.Run{Code: "import os, sys, time\npid = os.fork()\nif pid == 0:\n    sys.exit(0)\n" +
+				"os.waitpid(pid, 0)\ntime.sleep(0.3)\nprint('parent done')\nsys.exit(4)"},
+			wantStdout: "parent done\n",
+			wantCode:   4,
+			wantReason: "error",
+		},
+		{
 			name:       "stdin",
 			req:        wire.Run{Code: "print(input())", Stdin: []byte("hello\n")},
 			wantStdout: "hello\n",
