@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 )
@@ -56,9 +57,20 @@ type Config struct {
 	// MaxOutputBytes caps each output stream by default and is the largest
 	// cap a request may ask for.
 	MaxOutputBytes int64
+	// The largest resource limits a run request may ask for in its
+	// "limits" object, in place of its template's. Zero fields take the
+	// DefaultMax* values.
+	MaxMemoryMB  int
+	MaxProcesses int
+	MaxCPUs      float64
+	MaxDiskMB    int
+	MaxOpenFiles int
 	// Kernels serves the /v1/sessions routes. Nil disables them: they
 	// answer 501 not_implemented.
 	Kernels *kernels.Manager
+	// Jobs keeps the runs sent with an Idempotency-Key (idempotency.go).
+	// Nil disables the header: such runs answer 501 not_implemented.
+	Jobs *jobs.Store
 	// Keepalive is how long a streamed execution may stay silent before a
 	// keepalive event is sent.
 	Keepalive time.Duration
@@ -163,6 +175,11 @@ func newServer(cfg Config) *server {
 	if cfg.MaxOutputBytes <= 0 {
 		cfg.MaxOutputBytes = DefaultMaxOutputBytes
 	}
+	cfg.MaxMemoryMB = cmp.Or(max(cfg.MaxMemoryMB, 0), DefaultMaxMemoryMB)
+	cfg.MaxProcesses = cmp.Or(max(cfg.MaxProcesses, 0), DefaultMaxProcesses)
+	cfg.MaxCPUs = cmp.Or(max(cfg.MaxCPUs, 0), DefaultMaxCPUs)
+	cfg.MaxDiskMB = cmp.Or(max(cfg.MaxDiskMB, 0), DefaultMaxDiskMB)
+	cfg.MaxOpenFiles = cmp.Or(max(cfg.MaxOpenFiles, 0), DefaultMaxOpenFiles)
 	if cfg.Keepalive <= 0 {
 		cfg.Keepalive = DefaultKeepalive
 	}

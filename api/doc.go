@@ -17,4 +17,8 @@
 // fairness.go), and each client address a limit on failed
 // authentications, checked before its token is read (authfail.go). Only
 // the "admin" view, GET /v1/admin/sessions (admin.go), spans tenants.
+//
+// A run sent with an Idempotency-Key is recorded, per tenant, in the job
+// store (api/jobs, which knows no HTTP) before it runs and with its
+// response once done; retries are answered from it (idempotency.go).
 package api

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
@@ -27,6 +28,7 @@ var (
 	errNoMethod     = errors.New("method not allowed")
 	errPanic        = errors.New("handler panicked")
 	errNoSessions   = errors.New("sessions disabled")
+	errNoJobs       = errors.New("idempotency keys disabled")
 
 	// Authentication: an *authError wraps one of these.
 	errInvalidToken      = errors.New("invalid token")
@@ -157,6 +159,18 @@ func (s *server) describeError(c *gin.Context, err error) (int, errorBody) {
 	case errors.Is(err, pool.ErrBusy):
 		c.Header("Retry-After", "1")
 		return http.StatusServiceUnavailable, errorBody{"busy", "all run slots are busy; retry shortly"}
+	case errors.Is(err, errNoJobs):
+		return http.StatusNotImplemented, errorBody{"not_implemented", "this server does not keep idempotent runs"}
+	case errors.Is(err, jobs.ErrInProgress):
+		c.Header("Retry-After", "1")
+		return http.StatusConflict, errorBody{"in_progress", "the run with this Idempotency-Key is still in flight; " +
+			"retry after it ends to get its result"}
+	case errors.Is(err, jobs.ErrKeyReused):
+		return http.StatusUnprocessableEntity, errorBody{"idempotency_key_reused",
+			"this Idempotency-Key was sent with a different request body; use a new key for a new request"}
+	case errors.Is(err, jobs.ErrFull):
+		c.Header("Retry-After", "1")
+		return http.StatusServiceUnavailable, errorBody{"busy", "too many idempotent runs are in flight to record another; retry shortly"}
 	case errors.Is(err, pool.ErrClosed), errors.Is(err, kernels.ErrClosed):
 		return http.StatusServiceUnavailable, errorBody{"unavailable", "the server is shutting down"}
 	case isContextErr(err) && c.Request.Context().Err() != nil:

@@ -13,16 +13,19 @@ import (
 const module = "github.com/paddock-dev/paddock"
 
 // importRule forbids packages under dir (a module-relative path) from
-// importing anything under the listed prefixes.
+// importing anything under the listed prefixes and, when stdlibOnly,
+// anything outside the standard library but dir itself.
 type importRule struct {
-	dir       string
-	forbidden []string
+	dir        string
+	forbidden  []string
+	stdlibOnly bool
 }
 
 // TestImportsPointDown enforces the layering of DESIGN.md and STYLE.md
 // on every Go file of the module: cmd → api → kernels → pool → runner,
 // templates, tests included (api may import kernels and pool; kernels pool
-// and runner); only api imports gin; runner/runsc and rootfs are wired
+// and runner); only api imports gin, and not its job store (api/jobs),
+// which imports only the standard library; runner/runsc and rootfs are wired
 // only by cmd and benchmarks (tests may combine them); the runnertest fake
 // serves tests only.
 func TestImportsPointDown(t *testing.T) {
@@ -32,6 +35,8 @@ func TestImportsPointDown(t *testing.T) {
 		{dir: "pool", forbidden: []string{module + "/kernels", module + "/api", module + "/cmd", module + "/runner/runsc", module + "/rootfs"}},
 		{dir: "kernels", forbidden: []string{module + "/api", module + "/cmd", module + "/runner/runsc", module + "/rootfs"}},
 		{dir: "api", forbidden: []string{module + "/cmd", module + "/runner/runsc", module + "/rootfs"}},
+		// The job store knows no HTTP and nothing of Paddock: the standard library only.
+		{dir: "api/jobs", stdlibOnly: true, forbidden: []string{"net/http"}},
 		{dir: "rootfs", forbidden: []string{module + "/api", module + "/cmd", module + "/kernels", module + "/pool"}},
 	}
 	everywhereBut := []struct {
@@ -88,6 +93,10 @@ func TestImportsPointDown(t *testing.T) {
 					if under(imp, bad) {
 						t.Errorf("%s imports %s: %s must not import %s", path, imp, r.dir, bad)
 					}
+				}
+				first, _, _ := strings.Cut(imp, "/")
+				if r.stdlibOnly && strings.Contains(first, ".") && !under(imp, module+"/"+r.dir) {
+					t.Errorf("%s imports %s: %s imports only the standard library", path, imp, r.dir)
 				}
 			}
 			for _, e := range everywhereBut {

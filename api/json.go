@@ -7,9 +7,16 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// writeJSON writes v as the response body. HTML characters are left as is:
-// program output is data, not markup.
+const jsonContentType = "application/json; charset=utf-8"
+
+// writeJSON writes v as the response body.
 func writeJSON(c *gin.Context, status int, v any) {
+	c.Data(status, jsonContentType, encodeJSON(v))
+}
+
+// encodeJSON is v as a response body. HTML characters are left as is:
+// program output is data, not markup.
+func encodeJSON(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -17,5 +24,5 @@ func writeJSON(c *gin.Context, status int, v any) {
 		// Only unencodable types get here: a programming error.
 		panic("api: encoding response: " + err.Error())
 	}
-	c.Data(status, "application/json; charset=utf-8", buf.Bytes())
+	return buf.Bytes()
 }

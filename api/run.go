@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/base64"
 	"math"
-	"net/http"
 	"time"
 	"unicode/utf8"
 
@@ -55,14 +54,28 @@ func (s *server) run(c *gin.Context) {
 		s.writeError(c, err)
 		return
 	}
+	opts, err := s.toRunOptions(req.Limits)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
 	c.Set(keyTemplate, template)
+	rj, replayed, err := s.claimRun(c, body)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	if replayed {
+		return
+	}
+	defer rj.release()
 	done, err := s.startRun(c)
 	if err != nil {
 		s.writeError(c, err)
 		return
 	}
 	defer done()
-	o, err := s.pool.Run(c.Request.Context(), template, runReq, nil)
+	o, err := s.pool.RunWith(c.Request.Context(), template, opts, runReq, nil)
 	if o.SandboxID != "" {
 		c.Set(keySandboxID, o.SandboxID)
 	}
@@ -71,7 +84,7 @@ func (s *server) run(c *gin.Context) {
 		return
 	}
 	s.metrics.observeRun(template, o)
-	writeJSON(c, http.StatusOK, newRunResponse(o))
+	s.writeRun(c, rj, newRunResponse(o))
 }
 
 func newRunResponse(o pool.Outcome) runResponse {

@@ -21,6 +21,7 @@ type runRequest struct {
 	Env            map[string]string `json:"env"`
 	TimeoutMS      int64             `json:"timeout_ms"`
 	MaxOutputBytes int64             `json:"max_output_bytes"`
+	Limits         *limitsRequest    `json:"limits"`
 }
 
 // fileRequest is one file written into the sandbox before the run.

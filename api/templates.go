@@ -25,11 +25,15 @@ type Limits struct {
 	Processes int     `json:"processes"`
 	CPUs      float64 `json:"cpus"`
 	DiskMB    int     `json:"disk_mb"`
+	OpenFiles int     `json:"open_files"`
 	TimeoutMS int     `json:"timeout_ms"`
 }
 
 type templatesBody struct {
 	Templates []templateInfo `json:"templates"`
+	// MinLimits and MaxLimits bound what a run request may ask for.
+	MinLimits Limits `json:"min_limits"`
+	MaxLimits Limits `json:"max_limits"`
 }
 
 type templateInfo struct {
@@ -61,6 +65,7 @@ func (s *server) templates(c *gin.Context) {
 		stats[st.Template] = st
 	}
 	body := templatesBody{Templates: make([]templateInfo, 0, len(s.cfg.Templates))}
+	body.MinLimits, body.MaxLimits = s.requestLimits()
 	for _, t := range s.cfg.Templates {
 		if t.Versions == nil {
 			t.Versions = map[string]string{}

@@ -49,12 +49,8 @@ func (m *Manager) Acquire(ctx context.Context, template string) (Lease, error) {
 		return Lease{Sandbox: sb, Kind: StartPool, Wait: time.Since(begin)}, nil
 	}
 
-	select {
-	case m.coldSlots <- struct{}{}:
-	case <-ctx.Done():
-		return Lease{}, fmt.Errorf("waiting for a cold start slot: %w", ctx.Err())
-	case <-m.ctx.Done():
-		return Lease{}, fmt.Errorf("waiting for a cold start slot: %w", ErrClosed)
+	if err := m.takeColdSlot(ctx); err != nil {
+		return Lease{}, err
 	}
 	defer func() { <-m.coldSlots }()
 
@@ -70,6 +66,19 @@ func (m *Manager) Acquire(ctx context.Context, template string) (Lease, error) {
 		return Lease{}, err
 	}
 	return Lease{Sandbox: sb, Kind: kind, Wait: time.Since(begin), Start: time.Since(startBegin)}, nil
+}
+
+// takeColdSlot waits for one of MaxColdStarts slots, as long as ctx
+// allows; the caller gives it back.
+func (m *Manager) takeColdSlot(ctx context.Context) error {
+	select {
+	case m.coldSlots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for a cold start slot: %w", ctx.Err())
+	case <-m.ctx.Done():
+		return fmt.Errorf("waiting for a cold start slot: %w", ErrClosed)
+	}
 }
 
 // takeReady leases the oldest live ready sandbox of tp, destroying dead
@@ -164,6 +173,7 @@ func (m *Manager) Release(sb runner.Sandbox) {
 	if ok {
 		delete(m.leases, sb.ID())
 		tp.inUse--
+		m.releaseCustomLocked(tp, sb.ID())
 	} else {
 		m.holdLocked()
 	}

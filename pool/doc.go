@@ -5,7 +5,8 @@
 // sandboxes started; Acquire hands one out (a pool hit) or starts one on the
 // request path (a cold miss, bounded by MaxColdStarts); Release destroys it
 // off the request path. A sandbox is never used twice. Run is the one-shot
-// path: wait for a run slot, acquire, run, always release.
+// path: wait for a run slot, acquire, run, always release. RunWith runs
+// with other limits than the template's on a sandbox started for the run.
 //
 // pool imports runner (the contract) and the standard library only. It must
 // not import api, kernels, cmd, gin or any concrete runtime (runner/runsc);

@@ -56,6 +56,9 @@ type Manager struct {
 	live    int
 	drained chan struct{} // closed when live drops to zero; nil when nobody waits
 	leases  map[string]*tpool
+	// customMem maps each leased sandbox started with custom limits
+	// to its memory limit.
+	customMem map[string]int64
 }
 
 // tpool is one template's state. Fields below wake are guarded by
@@ -83,6 +86,13 @@ type tpool struct {
 	restores        uint64
 	colds           uint64
 	restoreFailures uint64
+
+	// custom counts the sandboxes in use that were started with other
+	// limits than the template's (also counted in inUse, from the moment
+	// they begin to start); customMemory is the sum of their memory
+	// limits.
+	custom       int
+	customMemory int64
 }
 
 // entry is a ready sandbox; taken is closed when it leaves the ready list.
@@ -121,6 +131,7 @@ func New(rt runner.Runtime, cfg Config, logger *slog.Logger) (*Manager, error) {
 		wait:        sleep,
 		fillersDone: make(chan struct{}),
 		leases:      make(map[string]*tpool),
+		customMem:   make(map[string]int64),
 	}
 	if sn, ok := rt.(runner.Snapshotter); ok {
 		m.snap = sn

@@ -33,11 +33,20 @@ type Outcome struct {
 // the run the sandbox is destroyed at once. A sandbox that was lost before
 // it took the request is replaced once.
 func (m *Manager) Run(ctx context.Context, template string, req runner.RunRequest, out runner.OutputFunc) (Outcome, error) {
+	return m.RunWith(ctx, template, RunOptions{}, req, out)
+}
+
+// RunWith is Run with opts. A run whose opts.Limits differ from the
+// template's always gets a sandbox started for it (see RunOptions), under
+// the same run and cold-start slots.
+func (m *Manager) RunWith(ctx context.Context, template string, opts RunOptions, req runner.RunRequest, out runner.OutputFunc) (Outcome, error) {
 	begin := time.Now()
 	var o Outcome
-	if _, ok := m.pools[template]; !ok {
+	tp, ok := m.pools[template]
+	if !ok {
 		return o, fmt.Errorf("running on %q: %w", template, ErrUnknownTemplate)
 	}
+	spec, custom := tp.specFor(opts)
 	if err := m.takeRunSlot(ctx); err != nil {
 		return o, err
 	}
@@ -45,7 +54,13 @@ func (m *Manager) Run(ctx context.Context, template string, req runner.RunReques
 	o.Timing.Queue = time.Since(begin)
 
 	for attempt := 1; ; attempt++ {
-		lease, err := m.Acquire(ctx, template)
+		var lease Lease
+		var err error
+		if custom {
+			lease, err = m.acquireCustom(ctx, tp, spec)
+		} else {
+			lease, err = m.Acquire(ctx, template)
+		}
 		o.Timing.Acquire += lease.Wait
 		o.Timing.Start += lease.Start
 		if err != nil {

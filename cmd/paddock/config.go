@@ -8,10 +8,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/paddock-dev/paddock/api"
+	"github.com/paddock-dev/paddock/api/jobs"
 )
 
 // config is everything `paddock serve` needs, parsed from flags with
@@ -36,9 +38,21 @@ type config struct {
 	MaxTimeout   time.Duration
 	MaxBody      int64
 	MaxOutput    int64
+	// Maxima of the limits a run request may ask for.
+	MaxMemoryMB  int
+	MaxProcesses int
+	MaxCPUs      float64
+	MaxDiskMB    int
+	MaxOpenFiles int
 	BuildRootfs  bool
 	ShutdownWait time.Duration
 	LogLevel     slog.Level
+
+	// Runs sent with an Idempotency-Key: how long a finished one is kept,
+	// and how many, and how many bytes of them, at most.
+	JobTTL      time.Duration
+	MaxJobs     int
+	MaxJobBytes int64
 
 	JWTSecretFile     string // HS256 shared secret
 	JWTPublicKey      string // PEM: Ed25519 (EdDSA) or RSA (RS256)
@@ -58,7 +72,7 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	exe, _ := os.Executable()
 	fs.StringVar(&c.Listen, "listen", env("PADDOCK_LISTEN", "127.0.0.1:8080"), "address to serve the API on")
 	fs.StringVar(&c.CacheDir, "cache-dir", env("PADDOCK_CACHE", "/var/cache/paddock"), "cache of root filesystems and runsc builds")
-	fs.StringVar(&c.StateDir, "state-dir", env("PADDOCK_STATE", "/var/lib/paddock"), "runsc state, bundles and the agent copy (owned by this server)")
+	fs.StringVar(&c.StateDir, "state-dir", env("PADDOCK_STATE", "/var/lib/paddock"), "runsc state, bundles, the agent copy and idempotent runs (owned by this server)")
 	fs.StringVar(&c.Runsc, "runsc", env("PADDOCK_RUNSC", ""), "runsc binary (static build; see `make runsc`)")
 	fs.StringVar(&c.Agent, "agent", env("PADDOCK_AGENT", filepath.Join(filepath.Dir(exe), "paddock-agent")), "static paddock-agent binary")
 	fs.StringVar(&c.Platform, "platform", env("PADDOCK_PLATFORM", "systrap"), "gVisor platform: systrap or ptrace")
@@ -79,8 +93,16 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.MaxTimeout, "max-timeout", 60*time.Second, "largest wall-time limit a request may ask for")
 	fs.Int64Var(&c.MaxBody, "max-body", 10<<20, "request body limit in bytes")
 	fs.Int64Var(&c.MaxOutput, "max-output", 1<<20, "per-stream output cap in bytes (default and maximum)")
+	fs.IntVar(&c.MaxMemoryMB, "max-memory-mb", api.DefaultMaxMemoryMB, "largest memory limit in MiB a run request may ask for")
+	fs.IntVar(&c.MaxProcesses, "max-processes", api.DefaultMaxProcesses, "largest process (and thread) limit a run request may ask for")
+	fs.Float64Var(&c.MaxCPUs, "max-cpus", api.DefaultMaxCPUs, "largest CPU limit in cores a run request may ask for")
+	fs.IntVar(&c.MaxDiskMB, "max-disk-mb", api.DefaultMaxDiskMB, "largest writable disk in MiB a run request may ask for")
+	fs.IntVar(&c.MaxOpenFiles, "max-open-files", api.DefaultMaxOpenFiles, "largest open-files limit a run request may ask for")
 	fs.BoolVar(&c.BuildRootfs, "build-rootfs", true, "build missing template root filesystems at start")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-wait", 30*time.Second, "how long SIGTERM waits for in-flight runs")
+	fs.DurationVar(&c.JobTTL, "job-ttl", jobs.DefaultTTL, "how long the result of a run sent with an Idempotency-Key is kept")
+	fs.IntVar(&c.MaxJobs, "max-jobs", jobs.DefaultMaxJobs, "runs sent with an Idempotency-Key kept at once (the oldest finished go first)")
+	fs.Int64Var(&c.MaxJobBytes, "max-job-bytes", jobs.DefaultMaxBytes, "bytes of stored idempotent runs kept on disk (the oldest finished go first)")
 	_ = c.LogLevel.UnmarshalText([]byte(env("PADDOCK_LOG_LEVEL", "info")))
 	fs.TextVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
 
@@ -129,12 +151,16 @@ func (c *config) Validate() error {
 	if c.MaxSessions < 1 {
 		errs = append(errs, errors.New("--max-sessions must be at least 1"))
 	}
+	if c.JobTTL < time.Second || c.MaxJobs < 1 || c.MaxJobBytes < 1<<20 {
+		errs = append(errs, errors.New("--job-ttl must be at least 1s, --max-jobs at least 1 and --max-job-bytes at least 1 MiB"))
+	}
 	if c.MaxTimeout < time.Second {
 		errs = append(errs, errors.New("--max-timeout must be at least 1s"))
 	}
 	if c.MaxBody < 1<<10 || c.MaxOutput < 1<<10 {
 		errs = append(errs, errors.New("--max-body and --max-output must be at least 1 KiB"))
 	}
+	errs = append(errs, c.validateMaxLimits())
 	if c.TenantMaxRuns < 1 || c.TenantMaxSessions < 1 {
 		errs = append(errs, errors.New("--tenant-max-runs and --tenant-max-sessions must be at least 1"))
 	}
@@ -144,6 +170,25 @@ func (c *config) Validate() error {
 	errs = append(errs, c.loadAuth())
 	return errors.Join(errs...)
 }
+
+// validateMaxLimits checks that each --max-* limit admits at least the
+// API's minimum, and bounds them so that they stay meaningful.
+func (c *config) validateMaxLimits() error {
+	var errs []error
+	check := func(flag string, v, lo, hi float64) {
+		if v < lo || v > hi {
+			errs = append(errs, fmt.Errorf("--%s must be between %s and %s, got %s", flag, num(lo), num(hi), num(v)))
+		}
+	}
+	check("max-memory-mb", float64(c.MaxMemoryMB), api.MinMemoryMB, 1<<20)
+	check("max-processes", float64(c.MaxProcesses), api.MinProcesses, 1<<20)
+	check("max-cpus", c.MaxCPUs, api.MinCPUs, 1024)
+	check("max-disk-mb", float64(c.MaxDiskMB), api.MinDiskMB, 1<<24)
+	check("max-open-files", float64(c.MaxOpenFiles), api.MinOpenFiles, 1<<20)
+	return errors.Join(errs...)
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // loadAuth reads the configured key, if any, into c.auth. Without a key
 // the API is open to anyone who reaches it, so it must listen on loopback

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/api"
+	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/rootfs"
@@ -21,20 +22,23 @@ import (
 	"github.com/paddock-dev/paddock/templates"
 )
 
-// stack is the wired server: runtime → pool → kernels → API.
+// stack is the wired server: runtime → pool → kernels → API, and the
+// API's job store.
 type stack struct {
 	Runtime *runsc.Runtime
 	Pool    *pool.Manager
 	Kernels *kernels.Manager
+	Jobs    *jobs.Store
 	Handler http.Handler
 }
 
 // Close ends every session, then destroys every sandbox (the pool waits for
 // leased ones, so the kernels go first), then releases the runtime's own
-// host state.
+// host state and stops the job store's collector.
 func (st *stack) Close(ctx context.Context) error {
 	kerr := st.Kernels.Close(ctx)
 	perr := st.Pool.Close(ctx)
+	st.Jobs.Close()
 	return errors.Join(kerr, perr, st.Runtime.Close())
 }
 
@@ -65,6 +69,10 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		return nil, fmt.Errorf("reaping orphan sandboxes: %w", err)
 	} else if n > 0 {
 		logger.Warn("reaped orphan sandboxes from an earlier run", "count", n)
+	}
+	js, err := openJobs(cfg, logger)
+	if err != nil {
+		return nil, err
 	}
 
 	instance := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().Unix())
@@ -122,6 +130,7 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		return nil, errors.Join(err, p.Close(context.WithoutCancel(ctx)))
 	}
 	k.Start()
+	js.Start()
 	h := api.New(api.Config{
 		Pool:           p,
 		Kernels:        k,
@@ -129,7 +138,13 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		MaxBodyBytes:   cfg.MaxBody,
 		MaxTimeout:     cfg.MaxTimeout,
 		MaxOutputBytes: cfg.MaxOutput,
+		MaxMemoryMB:    cfg.MaxMemoryMB,
+		MaxProcesses:   cfg.MaxProcesses,
+		MaxCPUs:        cfg.MaxCPUs,
+		MaxDiskMB:      cfg.MaxDiskMB,
+		MaxOpenFiles:   cfg.MaxOpenFiles,
 		Logger:         logger,
+		Jobs:           js,
 
 		Auth:              cfg.auth,
 		TenantMaxRuns:     cfg.TenantMaxRuns,
@@ -137,7 +152,30 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		TenantRate:        tenantRate(cfg.TenantRate),
 		TenantBurst:       cfg.TenantBurst,
 	})
-	return &stack{Runtime: rt, Pool: p, Kernels: k, Handler: h}, nil
+	return &stack{Runtime: rt, Pool: p, Kernels: k, Jobs: js, Handler: h}, nil
+}
+
+// openJobs opens the store of idempotent runs under the state directory;
+// the runs an earlier server left in flight become interrupted.
+func openJobs(cfg *config, logger *slog.Logger) (*jobs.Store, error) {
+	js, rec, err := jobs.Open(jobs.Config{
+		Dir:      filepath.Join(cfg.StateDir, "jobs"),
+		TTL:      cfg.JobTTL,
+		MaxJobs:  cfg.MaxJobs,
+		MaxBytes: cfg.MaxJobBytes,
+		Logger:   logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening the job store: %w", err)
+	}
+	if rec.Interrupted > 0 {
+		logger.Warn("marked idempotent runs left in flight by an earlier server as interrupted", "count", rec.Interrupted)
+	}
+	if rec != (jobs.Recovery{}) {
+		logger.Info("loaded idempotent runs", "kept", rec.Loaded, "expired", rec.Expired,
+			"evicted", rec.Evicted, "unreadable", rec.Unreadable)
+	}
+	return js, nil
 }
 
 // memoryBudget turns --pool-memory-mb into bytes; -1 is half the host's
@@ -184,6 +222,7 @@ func apiTemplate(t templates.Template, img rootfs.Image) api.Template {
 			Processes: t.Limits.Processes,
 			CPUs:      t.Limits.CPUs,
 			DiskMB:    t.Limits.DiskMB,
+			OpenFiles: t.Limits.OpenFiles,
 			TimeoutMS: t.Limits.TimeoutMS,
 		},
 	}

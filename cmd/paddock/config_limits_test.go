@@ -1,0 +1,38 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestConfigMaxLimits(t *testing.T) {
+	tests := []struct {
+		name    string
+		flags   []string
+		wantErr string // "" for a valid config
+	}{
+		{name: "defaults"},
+		{name: "raised", flags: []string{"--max-memory-mb=8192", "--max-processes=1024", "--max-cpus=8", "--max-disk-mb=65536", "--max-open-files=65536"}},
+		{name: "at the minima", flags: []string{"--max-memory-mb=64", "--max-processes=16", "--max-cpus=0.25", "--max-disk-mb=16", "--max-open-files=64"}},
+		{name: "memory below the minimum", flags: []string{"--max-memory-mb=32"}, wantErr: "--max-memory-mb must be between 64 and 1048576, got 32"},
+		{name: "processes below the minimum", flags: []string{"--max-processes=8"}, wantErr: "--max-processes must be between 16 and 1048576, got 8"},
+		{name: "no cpus", flags: []string{"--max-cpus=0"}, wantErr: "--max-cpus must be between 0.25 and 1024, got 0"},
+		{name: "disk below the minimum", flags: []string{"--max-disk-mb=-1"}, wantErr: "--max-disk-mb must be between 16 and 16777216, got -1"},
+		{name: "open files below the minimum", flags: []string{"--max-open-files=63"}, wantErr: "--max-open-files must be between 64 and 1048576, got 63"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, _, err := parse("serve", append([]string{"--runsc=/bin/true"}, tc.flags...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = cfg.Validate()
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("Validate: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("Validate error = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}

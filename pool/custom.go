@@ -1,0 +1,122 @@
+package pool
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner"
+)
+
+// RunOptions adjust one run of RunWith.
+type RunOptions struct {
+	// Limits override the template's limits field by field: a non-zero
+	// field replaces the template's, a zero one keeps it. When that
+	// changes anything, the run gets a sandbox started for it on the
+	// request path (StartCold, without the warm-up, like any request-path
+	// cold start), because pooled and restored sandboxes carry the
+	// template's limits.
+	Limits runner.Limits
+}
+
+// specFor returns the spec a run with opts needs on tp and whether it
+// differs from the template's.
+func (tp *tpool) specFor(opts RunOptions) (runner.Spec, bool) {
+	spec := tp.tmpl.Spec
+	l, o := &spec.Limits, opts.Limits
+	if o.MemoryBytes > 0 {
+		l.MemoryBytes = o.MemoryBytes
+	}
+	if o.Processes > 0 {
+		l.Processes = o.Processes
+	}
+	if o.CPUs > 0 {
+		l.CPUs = o.CPUs
+	}
+	if o.DiskBytes > 0 {
+		l.DiskBytes = o.DiskBytes
+	}
+	if o.OpenFiles > 0 {
+		l.OpenFiles = o.OpenFiles
+	}
+	if *l == tp.tmpl.Spec.Limits {
+		return tp.tmpl.Spec, false
+	}
+	spec.Warmup = ""
+	return spec, true
+}
+
+// acquireCustom starts a sandbox of spec (tp's template with other limits)
+// on the request path and leases it. It holds one of the MaxColdStarts
+// slots while starting, as a cold miss does, but is no miss: the pool
+// could not have served it, so it does not raise the pool's target.
+func (m *Manager) acquireCustom(ctx context.Context, tp *tpool, spec runner.Spec) (Lease, error) {
+	begin := time.Now()
+	if err := ctx.Err(); err != nil {
+		return Lease{}, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, err)
+	}
+	if err := m.takeColdSlot(ctx); err != nil {
+		return Lease{}, err
+	}
+	defer func() { <-m.coldSlots }()
+
+	mem := spec.Limits.MemoryBytes
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return Lease{}, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, ErrClosed)
+	}
+	tp.inUse++ // leased to this request from the start: it never joins the pool
+	tp.custom++
+	tp.customMemory += mem
+	m.holdLocked()
+	m.mu.Unlock()
+
+	startBegin := time.Now()
+	sctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(m.ctx, cancel)
+	sb, err := m.start(sctx, tp.tmpl.Name, spec)
+	stop()
+	cancel()
+	started := time.Since(startBegin)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil {
+		tp.inUse--
+		tp.custom--
+		tp.customMemory -= mem
+		m.unholdLocked()
+		switch {
+		case ctx.Err() != nil:
+			return Lease{}, fmt.Errorf("starting with custom limits: %w", ctx.Err())
+		case m.closed:
+			return Lease{}, fmt.Errorf("starting with custom limits: %w", ErrClosed)
+		}
+		tp.failures++
+		return Lease{}, fmt.Errorf("starting with custom limits: %w", err)
+	}
+	tp.colds++
+	if m.closed {
+		tp.inUse--
+		tp.custom--
+		tp.customMemory -= mem
+		m.destroy(sb)
+		return Lease{}, fmt.Errorf("starting with custom limits: %w", ErrClosed)
+	}
+	m.leases[sb.ID()] = tp
+	m.customMem[sb.ID()] = mem
+	return Lease{Sandbox: sb, Kind: StartCold, Wait: time.Since(begin), Start: started}, nil
+}
+
+// releaseCustomLocked forgets the custom limits of a leased sandbox of tp,
+// if it had any. Callers hold m.mu.
+func (m *Manager) releaseCustomLocked(tp *tpool, id string) {
+	mem, ok := m.customMem[id]
+	if !ok {
+		return
+	}
+	delete(m.customMem, id)
+	tp.custom--
+	tp.customMemory -= mem
+}
