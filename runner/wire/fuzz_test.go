@@ -80,7 +80,8 @@ func checkStop(t *testing.T, rest []byte, err error) {
 func validType(b byte) bool {
 	switch b {
 	case 'H', 'R', 'O', 'E', 'X', 'F', // one-shot
-		'K', 'C', 'V', 'D', 'I', 'S', 'W', 'G', 'L', 'A', 'Z': // kernel mode
+		'K', 'C', 'V', 'D', 'I', 'S', 'W', 'G', 'L', 'A', 'Z', // kernel mode
+		'P': // liveness after a restore
 		return true
 	}
 	return false
