@@ -105,6 +105,7 @@ func TestE2EHostileSample(t *testing.T) {
 			}
 			start := time.Now()
 			code, r := e.post(t, body)
+			t.Logf("HTTP %d reason %s exit %d in %v; stdout %.120q", code, r.Reason, r.ExitCode, time.Since(start).Round(time.Millisecond), r.Stdout)
 			if wall := time.Since(start); tt.maxWall > 0 && wall > tt.maxWall {
 				t.Errorf("took %v, want at most %v", wall, tt.maxWall)
 			}
