@@ -82,7 +82,7 @@ func TestRunWithLimits(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := &snapRuntime{Runtime: &runnertest.Runtime{}}
-			m := newSnapManager(t, rt, pool.Config{Templates: []pool.Template{limitedTmpl(1)}})
+			m := newManager(t, rt, pool.Config{Templates: []pool.Template{limitedTmpl(1)}})
 			waitFor(t, "snapshot ready", func() bool { return stats(m, "python").Snapshot == "ready" })
 			waitFor(t, "pool filled", readyCount(m, "python"))
 			before := stats(m, "python")

@@ -7,12 +7,17 @@ import (
 
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
-	"github.com/paddock-dev/paddock/runner/runnertest"
 )
+
+// liveRuntime is a fake runtime that counts its live sandboxes.
+type liveRuntime interface {
+	runner.Runtime
+	Live() int
+}
 
 // newManager builds and starts a manager over rt and closes it at cleanup,
 // checking that nothing leaked.
-func newManager(t *testing.T, rt *runnertest.Runtime, cfg pool.Config) *pool.Manager {
+func newManager(t *testing.T, rt liveRuntime, cfg pool.Config) *pool.Manager {
 	t.Helper()
 	m, err := pool.New(rt, cfg, nil)
 	if err != nil {

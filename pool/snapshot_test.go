@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
@@ -67,26 +66,6 @@ func (r *snapRuntime) counts() (builds, restores, drops int) {
 	return r.builds, r.restores, r.drops
 }
 
-func newSnapManager(t *testing.T, rt *snapRuntime, cfg pool.Config) *pool.Manager {
-	t.Helper()
-	m, err := pool.New(rt, cfg, nil)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	m.Start()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := m.Close(ctx); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		if live := rt.Live(); live != 0 {
-			t.Errorf("Live after Close = %d, want 0", live)
-		}
-	})
-	return m
-}
-
 func snapTmpl(name string, size int) pool.Template {
 	t := tmpl(name, size)
 	t.Snapshot = true
@@ -105,7 +84,7 @@ func acquireKind(t *testing.T, m *pool.Manager, name string) pool.StartKind {
 
 func TestSnapshotRestoresFillThePool(t *testing.T) {
 	rt := &snapRuntime{Runtime: &runnertest.Runtime{}}
-	m := newSnapManager(t, rt, pool.Config{Templates: []pool.Template{snapTmpl("python", 2), tmpl("node", 1)}})
+	m := newManager(t, rt, pool.Config{Templates: []pool.Template{snapTmpl("python", 2), tmpl("node", 1)}})
 	waitFor(t, "python restored twice", func() bool { return stats(m, "python").Restores >= 2 })
 	waitFor(t, "node filled", readyCount(m, "node"))
 	if s := stats(m, "python"); s.Snapshot != "ready" || s.ColdStarts != 0 {
@@ -118,7 +97,7 @@ func TestSnapshotRestoresFillThePool(t *testing.T) {
 
 func TestSnapshotRestoreOnDemand(t *testing.T) {
 	rt := &snapRuntime{Runtime: &runnertest.Runtime{}}
-	m := newSnapManager(t, rt, pool.Config{Templates: []pool.Template{snapTmpl("python", 0)}})
+	m := newManager(t, rt, pool.Config{Templates: []pool.Template{snapTmpl("python", 0)}})
 	waitFor(t, "snapshot ready", func() bool { return stats(m, "python").Snapshot == "ready" })
 	if k := acquireKind(t, m, "python"); k != pool.StartRestore {
 		t.Fatalf("Acquire with an empty pool and an image: %s, want restore", k)
@@ -136,7 +115,7 @@ func TestSnapshotBrokenFallsBackAndRebuilds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := &snapRuntime{Runtime: &runnertest.Runtime{}}
-			m := newSnapManager(t, rt, pool.Config{Templates: []pool.Template{snapTmpl("python", 0)}})
+			m := newManager(t, rt, pool.Config{Templates: []pool.Template{snapTmpl("python", 0)}})
 			waitFor(t, "snapshot ready", func() bool { return stats(m, "python").Snapshot == "ready" })
 
 			rt.set(nil, tc.err)
@@ -163,7 +142,7 @@ func TestSnapshotBrokenFallsBackAndRebuilds(t *testing.T) {
 func TestSnapshotBuildFailureKeepsServing(t *testing.T) {
 	rt := &snapRuntime{Runtime: &runnertest.Runtime{}}
 	rt.set(errors.New("checkpoint: not supported here"), nil)
-	m := newSnapManager(t, rt, pool.Config{Templates: []pool.Template{snapTmpl("python", 1)}})
+	m := newManager(t, rt, pool.Config{Templates: []pool.Template{snapTmpl("python", 1)}})
 	waitFor(t, "ready from cold starts", m.Ready)
 	waitFor(t, "snapshot failed", func() bool { return stats(m, "python").Snapshot == "failed" })
 	if k := acquireKind(t, m, "python"); k != pool.StartPool {
