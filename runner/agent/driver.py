@@ -48,8 +48,10 @@ def _paddock_main():
     # that much JSON.
     req = json.loads(_paddock_read(int.from_bytes(_paddock_read(4), 'big')))
     if req.get('op') == 'kernel':
-        # Become a kernel: the agent sends the kernel's code along.
-        kernel = {'__name__': '__paddock_kernel__', '__builtins__': builtins}
+        # Become a kernel: the agent sends the kernel's code along. It
+        # reseeds with the driver's function.
+        kernel = {'__name__': '__paddock_kernel__', '__builtins__': builtins,
+                  'reseed': _paddock_reseed}
         exec(compile(req['source'], '<paddock-kernel>', 'exec'), kernel)
         kernel['serve'](req)
         os._exit(0)

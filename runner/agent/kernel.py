@@ -465,29 +465,6 @@ def receive():
     return None if body is None else json.loads(body)
 
 
-def reseed():
-    # A restored snapshot shares its memory, random state included, with
-    # every other clone: draw fresh seeds from the kernel, which is not
-    # shared. os.urandom, secrets and uuid4 read the kernel already.
-    rnd = sys.modules.get('random')
-    if rnd is not None:
-        rnd.seed()
-    np = sys.modules.get('numpy')
-    if np is not None:
-        try:
-            np.random.seed()
-        except Exception:
-            pass
-    ssl = sys.modules.get('ssl')
-    if ssl is not None:
-        # OpenSSL's generator lives in process memory too; mixing in fresh
-        # entropy reseeds it.
-        ssl.RAND_add(os.urandom(48), 48.0)
-    tempfile = sys.modules.get('tempfile')
-    if tempfile is not None:
-        tempfile._name_sequence = None
-
-
 def serve(req):
     global user
     os.set_inheritable(IN, False)
@@ -516,7 +493,7 @@ def serve(req):
     for name, hook in HOOKS.items():
         if name in sys.modules:
             hook(sys.modules[name])
-    reseed()
+    reseed()  # the driver's, passed in: clones of a snapshot share their random state
     import importlib
     importlib.invalidate_caches()
     send({'op': 'ready'})
