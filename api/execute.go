@@ -9,6 +9,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paddock-dev/paddock/kernels"
+	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -23,7 +25,11 @@ type executeResponse struct {
 	Status         string        `json:"status"`
 	Reason         string        `json:"reason"`
 	Message        string        `json:"message,omitempty"` // why a stream ended early
-	Timing         executeTiming `json:"timing"`
+	// Warm and Start say how the session's sandbox was made, as in the
+	// session's description: an execute never makes one.
+	Warm   bool           `json:"warm"`
+	Start  pool.StartKind `json:"start"`
+	Timing timingResponse `json:"timing"`
 }
 
 // resultItem is one rich output: display_data (Main false) or the cell's
@@ -38,11 +44,6 @@ type execError struct {
 	Name      string   `json:"name"`
 	Value     string   `json:"value"`
 	Traceback []string `json:"traceback"`
-}
-
-type executeTiming struct {
-	ExecMS  float64 `json:"exec_ms"`
-	TotalMS float64 `json:"total_ms"`
 }
 
 // execute serves POST /v1/sessions/{id}/execute: one cell, answered as
@@ -75,9 +76,9 @@ func (s *server) execute(c *gin.Context) {
 		s.writeError(c, err)
 		return
 	}
-	total := time.Since(begin)
-	s.observeExecute(c, id, total.Seconds())
-	writeJSON(c, http.StatusOK, out.response(res, total))
+	resp := out.response(res, time.Since(begin))
+	s.observeExecute(c, res, resp.Timing)
+	writeJSON(c, http.StatusOK, resp)
 }
 
 // Stream formats chosen by the Accept header.
@@ -121,7 +122,10 @@ func (o *cellOutput) add(e runner.Event) {
 	}
 }
 
-func (o *cellOutput) response(res runner.ExecuteResult, total time.Duration) executeResponse {
+// response is the cell's summary. Its timing has the same phases as a
+// run's: queue is the wait for the session's turn, and acquire and start
+// are zero because the session already holds its sandbox.
+func (o *cellOutput) response(res kernels.Execution, total time.Duration) executeResponse {
 	r := executeResponse{
 		ExecutionCount: res.ExecutionCount,
 		Stdout:         o.stdout.String(),
@@ -129,7 +133,13 @@ func (o *cellOutput) response(res runner.ExecuteResult, total time.Duration) exe
 		Results:        o.results,
 		Status:         res.Status,
 		Reason:         string(res.Reason),
-		Timing:         executeTiming{ExecMS: millis(res.Exec), TotalMS: millis(total)},
+		Warm:           res.Start == pool.StartPool,
+		Start:          res.Start,
+		Timing: timingResponse{
+			QueueMS: millis(res.Queue),
+			ExecMS:  millis(res.Exec),
+			TotalMS: millis(total),
+		},
 	}
 	if r.Results == nil {
 		r.Results = []resultItem{}

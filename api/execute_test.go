@@ -50,13 +50,13 @@ func TestExecuteShapes(t *testing.T) {
 				`{"data":{"image/png":"iVBO","text/plain":"<Figure>"},"metadata":{"image/png":{"width":640}},"main":false},` +
 				`{"data":{"application/json":{"x":[1,2]}},"metadata":{},"main":true}],` +
 				`"error":{"name":"ValueError","value":"bad","traceback":["tb1","tb2"]},"status":"error","reason":"error",` +
-				`"timing":{"exec_ms":2.5,"total_ms":T}}`,
+				`"warm":false,"start":"cold","timing":{"queue_ms":Q,"acquire_ms":0,"start_ms":0,"exec_ms":2.5,"total_ms":T}}`,
 		},
 		{
 			name: "nothing",
 			code: "pass",
 			want: `{"execution_count":2,"stdout":"","stderr":"","results":[],"error":null,"status":"ok","reason":"ok",` +
-				`"timing":{"exec_ms":1,"total_ms":T}}`,
+				`"warm":false,"start":"cold","timing":{"queue_ms":Q,"acquire_ms":0,"start_ms":0,"exec_ms":1,"total_ms":T}}`,
 		},
 	}
 	for _, tc := range tests {

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 )
 
@@ -23,7 +24,7 @@ var latencyBuckets = []float64{
 // handlers observe. Each server has its own registry, never the global one.
 type metrics struct {
 	runPhase *prometheus.HistogramVec // template, start, phase
-	execute  *prometheus.HistogramVec // template
+	execute  *prometheus.HistogramVec // template, start, phase
 	handler  http.Handler
 }
 
@@ -35,10 +36,10 @@ func newMetrics(p *pool.Manager, log *slog.Logger) *metrics {
 			Buckets: latencyBuckets,
 		}, []string{"template", "start", "phase"}),
 		execute: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "paddock_execute_seconds",
-			Help:    "Wall time of completed session executions, as the API measured it.",
+			Name:    "paddock_execute_phase_seconds",
+			Help:    "Phases of completed session executions (queue, exec, total), by template and how the session's sandbox was made.",
 			Buckets: latencyBuckets,
-		}, []string{"template"}),
+		}, []string{"template", "start", "phase"}),
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(m.runPhase, m.execute, poolCollector{p},
@@ -67,15 +68,16 @@ func (m *metrics) observeRun(template string, o pool.Outcome) {
 	}
 }
 
-// observeExecute records a completed execution in the owner's session id,
-// under its template. A session gone in the meantime is not recorded.
-func (s *server) observeExecute(c *gin.Context, id string, secs float64) {
-	info, err := s.kernels.Get(owner(c), id)
-	if err != nil {
-		return
+// observeExecute records the phases of a completed execution. Acquire and
+// start are not recorded: an execute never makes a sandbox.
+func (s *server) observeExecute(c *gin.Context, x kernels.Execution, t timingResponse) {
+	c.Set(keyTemplate, x.Template)
+	for _, ph := range []struct {
+		name string
+		ms   float64
+	}{{"queue", t.QueueMS}, {"exec", t.ExecMS}, {"total", t.TotalMS}} {
+		s.metrics.execute.WithLabelValues(x.Template, string(x.Start), ph.name).Observe(ph.ms / 1000)
 	}
-	c.Set(keyTemplate, info.Template)
-	s.metrics.execute.WithLabelValues(info.Template).Observe(secs)
 }
 
 // metricsHandler serves GET /metrics in the Prometheus text format.

@@ -95,7 +95,7 @@ func TestMetricsAfterRuns(t *testing.T) {
 		`paddock_pool_start_failures_total{template="python"}`,
 		`go_goroutines`,
 	})
-	if strings.Contains(body, "paddock_execute_seconds_count") {
+	if strings.Contains(body, "paddock_execute_phase_seconds_count") {
 		t.Errorf("execute histogram has samples before any execute:\n%s", body)
 	}
 }
@@ -127,10 +127,13 @@ func TestMetricsExecute(t *testing.T) {
 		t.Fatalf("execute in a missing session: status %d, want 404", rec.Code)
 	}
 
+	// The fixture has no pool: its session's sandbox is a cold start.
 	checkLines(t, scrape(t, f.h, ""), []string{
-		`# TYPE paddock_execute_seconds histogram`,
-		`paddock_execute_seconds_count{template="python"} 2`,
-		`paddock_execute_seconds_bucket{template="python",le="30"} 2`,
+		`# TYPE paddock_execute_phase_seconds histogram`,
+		`paddock_execute_phase_seconds_count{phase="queue",start="cold",template="python"} 2`,
+		`paddock_execute_phase_seconds_count{phase="exec",start="cold",template="python"} 2`,
+		`paddock_execute_phase_seconds_count{phase="total",start="cold",template="python"} 2`,
+		`paddock_execute_phase_seconds_bucket{phase="total",start="cold",template="python",le="30"} 2`,
 	})
 }
 

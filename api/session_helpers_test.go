@@ -123,7 +123,12 @@ func (f *sessionFixture) doWith(t *testing.T, method, target, body string, heade
 	return rec
 }
 
-var totalMS = regexp.MustCompile(`"total_ms":[0-9.e+-]+`)
+var (
+	totalMS = regexp.MustCompile(`"total_ms":[0-9.e+-]+`)
+	queueMS = regexp.MustCompile(`"queue_ms":[0-9.e+-]+`)
+)
 
-// fixTiming replaces the measured total_ms with T.
-func fixTiming(s string) string { return totalMS.ReplaceAllString(s, `"total_ms":T`) }
+// fixTiming replaces the measured total_ms with T and queue_ms with Q.
+func fixTiming(s string) string {
+	return queueMS.ReplaceAllString(totalMS.ReplaceAllString(s, `"total_ms":T`), `"queue_ms":Q`)
+}

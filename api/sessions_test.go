@@ -40,7 +40,7 @@ func TestSessionLifecycle(t *testing.T) {
 	}
 	if got, want := fixTiming(rec.Body.String()), `{"execution_count":1,"stdout":"hi\n","stderr":"",`+
 		`"results":[{"data":{"text/plain":"41"},"metadata":{},"main":true}],"error":null,"status":"ok","reason":"ok",`+
-		`"timing":{"exec_ms":1,"total_ms":T}}`+"\n"; got != want {
+		`"warm":false,"start":"cold","timing":{"queue_ms":Q,"acquire_ms":0,"start_ms":0,"exec_ms":1,"total_ms":T}}`+"\n"; got != want {
 		t.Errorf("execute body = %s\nwant           %s", got, want)
 	}
 
@@ -137,7 +137,7 @@ func TestInterruptAndRestart(t *testing.T) {
 	waitFor(t, "cell running", k.Running)
 	checkResponse(t, f.do(t, http.MethodPost, "/v1/sessions/"+id+"/interrupt", ""), http.StatusNoContent, "")
 	if got, want := <-done, `{"execution_count":2,"stdout":"","stderr":"","results":[],"error":null,"status":"aborted",`+
-		`"reason":"interrupted","timing":{"exec_ms":1,"total_ms":T}}`+"\n"; got != want {
+		`"reason":"interrupted","warm":false,"start":"cold","timing":{"queue_ms":Q,"acquire_ms":0,"start_ms":0,"exec_ms":1,"total_ms":T}}`+"\n"; got != want {
 		t.Errorf("interrupted cell = %s\nwant                %s", got, want)
 	}
 

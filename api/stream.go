@@ -102,13 +102,12 @@ func (s *server) executeStream(c *gin.Context, id string, opts kernels.ExecuteOp
 		s.log.Info("streaming client went away", keySessionID, id)
 		return
 	}
-	total := time.Since(begin)
-	end := endEvent{Type: "end", executeResponse: out.response(res, total)}
+	end := endEvent{Type: "end", executeResponse: out.response(res, time.Since(begin))}
 	if err != nil {
 		_, body := s.describeError(c, err)
 		end.Status, end.Reason, end.Message = runner.StatusAborted, body.Code, body.Message
 	} else {
-		s.observeExecute(c, id, total.Seconds())
+		s.observeExecute(c, res, end.Timing)
 	}
 	w.send("end", end)
 	w.finish()

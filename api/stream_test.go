@@ -61,7 +61,7 @@ func streamRequest(t *testing.T, ctx context.Context, srv *httptest.Server, id, 
 func TestExecuteStream(t *testing.T) {
 	const end = `"execution_count":1,"stdout":"hi\n","stderr":"w","results":[{"data":{"text/html":"<b>"},"metadata":{},"main":false},` +
 		`{"data":{"text/plain":"2"},"metadata":{},"main":true}],"error":{"name":"E","value":"v","traceback":[]},` +
-		`"status":"error","reason":"error","timing":{"exec_ms":1,"total_ms":T}}`
+		`"status":"error","reason":"error","warm":false,"start":"cold","timing":{"queue_ms":Q,"acquire_ms":0,"start_ms":0,"exec_ms":1,"total_ms":T}}`
 	tests := []struct {
 		name        string
 		accept      string
@@ -161,7 +161,7 @@ func TestStreamKeepalive(t *testing.T) {
 		}
 	}
 	if got, want := fixTiming(lines[len(lines)-1]), `{"type":"end","execution_count":1,"stdout":"","stderr":"","results":[],"error":null,`+
-		`"status":"ok","reason":"ok","timing":{"exec_ms":1,"total_ms":T}}`; got != want {
+		`"status":"ok","reason":"ok","warm":false,"start":"cold","timing":{"queue_ms":Q,"acquire_ms":0,"start_ms":0,"exec_ms":1,"total_ms":T}}`; got != want {
 		t.Errorf("end = %s\nwant  %s", got, want)
 	}
 }
@@ -196,7 +196,7 @@ func TestStreamErrors(t *testing.T) {
 	}
 	if got, want := fixTiming(string(rest)), `{"type":"end","execution_count":0,"stdout":"hi\n","stderr":"","results":[],"error":null,`+
 		`"status":"aborted","reason":"session_lost","message":"the session's kernel died (out of memory, crashed or killed) and its state is gone; `+
-		`delete the session and create a new one","timing":{"exec_ms":0,"total_ms":T}}`+"\n"; got != want {
+		`delete the session and create a new one","warm":false,"start":"cold","timing":{"queue_ms":Q,"acquire_ms":0,"start_ms":0,"exec_ms":0,"total_ms":T}}`+"\n"; got != want {
 		t.Errorf("end = %s\nwant  %s", got, want)
 	}
 	// Lost before streaming starts: a plain 409.

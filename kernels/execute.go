@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -33,6 +34,18 @@ type ExecuteOptions struct {
 	Queue bool
 }
 
+// Execution is the result of one cell, with how long it waited for the
+// session's turn and how the session's sandbox was made.
+type Execution struct {
+	runner.ExecuteResult
+	// Queue is the time spent waiting for the session's turn.
+	Queue time.Duration
+	// Template and Start describe the session's sandbox: an execute never
+	// makes one, so Start is how the session's own sandbox was made.
+	Template string
+	Start    pool.StartKind
+}
+
 // Execute runs one cell in the owner's session id. events, when non-nil,
 // receives the cell's output events in order before Execute returns. A
 // cell that fails is a result (Status "error"). If ctx ends while the cell
@@ -40,43 +53,46 @@ type ExecuteOptions struct {
 // ended it, with ctx's error. A kernel that dies (or reports oom or
 // kernel_lost) leaves the session lost: this call returns its result, or
 // ErrSessionLost when there is none, and every later call ErrSessionLost.
-func (m *Manager) Execute(ctx context.Context, owner, id string, o ExecuteOptions, events func(runner.Event)) (runner.ExecuteResult, error) {
+func (m *Manager) Execute(ctx context.Context, owner, id string, o ExecuteOptions, events func(runner.Event)) (Execution, error) {
 	timeout, err := m.checkTimeout(o.Timeout)
 	if err != nil {
-		return runner.ExecuteResult{}, err
+		return Execution{}, err
 	}
 	s, err := m.pin(owner, id)
 	if err != nil {
-		return runner.ExecuteResult{}, err
+		return Execution{}, err
 	}
 	defer m.unpin(s)
+	x := Execution{Template: s.template, Start: s.start}
 	mode := turnNow
 	if o.Queue {
 		mode = turnQueue
 	}
+	waitStart := time.Now()
 	if err := m.acquireTurn(ctx, s, mode, nil); err != nil {
-		return runner.ExecuteResult{}, err
+		return x, err
 	}
 	defer m.releaseTurn(s)
+	x.Queue = time.Since(waitStart)
 	if err := ctx.Err(); err != nil {
-		return runner.ExecuteResult{}, fmt.Errorf("executing in session %s: %w", s.id, err)
+		return x, fmt.Errorf("executing in session %s: %w", s.id, err)
 	}
 
 	req := runner.ExecuteRequest{Code: o.Code, Timeout: timeout, Env: o.Env, MaxOutput: m.cfg.MaxOutput}
-	res, err := m.run(ctx, s, req, events)
+	x.ExecuteResult, err = m.run(ctx, s, req, events)
 	if err != nil {
-		return res, err
+		return x, err
 	}
 	m.mu.Lock()
-	s.count = res.ExecutionCount
+	s.count = x.ExecutionCount
 	m.mu.Unlock()
-	if res.Reason == runner.ReasonKernelLost || res.Reason == runner.ReasonOOM {
-		m.markLost(s, "cell ended with "+string(res.Reason))
+	if x.Reason == runner.ReasonKernelLost || x.Reason == runner.ReasonOOM {
+		m.markLost(s, "cell ended with "+string(x.Reason))
 	}
 	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("executing in session %s: %w", s.id, err)
+		return x, fmt.Errorf("executing in session %s: %w", s.id, err)
 	}
-	return res, nil
+	return x, nil
 }
 
 // run executes req on s's kernel. The kernel keeps the cell until it has

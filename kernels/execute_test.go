@@ -31,8 +31,11 @@ func TestExecuteKeepsState(t *testing.T) {
 	if !reflect.DeepEqual(events, wantEvents) {
 		t.Errorf("events = %+v\nwant     %+v", events, wantEvents)
 	}
-	if want := (runner.ExecuteResult{ExecutionCount: 1, Status: "ok", Reason: "ok", Exec: time.Millisecond}); !reflect.DeepEqual(res, want) {
-		t.Errorf("result = %+v, want %+v", res, want)
+	if want := (runner.ExecuteResult{ExecutionCount: 1, Status: "ok", Reason: "ok", Exec: time.Millisecond}); !reflect.DeepEqual(res.ExecuteResult, want) {
+		t.Errorf("result = %+v, want %+v", res.ExecuteResult, want)
+	}
+	if res.Template != "python" || res.Start != info.Start || res.Start == "" {
+		t.Errorf("execution's template %q, start %q; want python and the session's start %q", res.Template, res.Start, info.Start)
 	}
 	wantReq := runner.ExecuteRequest{Code: "x = 41\nprint hi\nx", Timeout: 5 * time.Second, Env: map[string]string{"E": "1"}, MaxOutput: 100}
 	if got := f.kernel(t, info).Requests(); len(got) != 1 || !reflect.DeepEqual(got[0], wantReq) {
@@ -83,6 +86,7 @@ func TestBusyAndQueue(t *testing.T) {
 	}
 	queued := f.goExecute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "queued", Queue: true})
 	waitFor(t, "second call queued", func() bool { got, _ := f.m.Get("", info.ID); return got.Queued == 1 })
+	queuedAt := time.Now()
 	if _, err := f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "2", Queue: true}, nil); !errors.Is(err, kernels.ErrBusy) {
 		t.Errorf("Execute with a full queue: error = %v, want ErrBusy", err)
 	}
@@ -93,6 +97,9 @@ func TestBusyAndQueue(t *testing.T) {
 		t.Errorf("cancelled queued Execute error = %v", err)
 	}
 
+	// The queued call was in line before queuedAt and gets its turn only
+	// after the interrupt: it waited at least this long.
+	waited := time.Since(queuedAt)
 	if err := f.m.Interrupt(t.Context(), "", info.ID); err != nil {
 		t.Fatalf("Interrupt: %v", err)
 	}
@@ -101,6 +108,8 @@ func TestBusyAndQueue(t *testing.T) {
 	}
 	if o := <-queued; o.err != nil || o.res.Status != "ok" || o.res.ExecutionCount != 2 {
 		t.Errorf("queued cell = %+v, %v; want ok at count 2", o.res, o.err)
+	} else if o.res.Queue < waited {
+		t.Errorf("queued cell's Queue = %v, want at least the %v it was seen waiting", o.res.Queue, waited)
 	}
 	waitFor(t, "idle", func() bool { return state(f.m, "", info.ID)() == "idle" })
 	if got := k.Overlaps(); got != 0 {
@@ -168,14 +177,16 @@ func TestLostKernel(t *testing.T) {
 		{
 			name: "cell kills the interpreter",
 			kill: func(t *testing.T, f *fixture, _ *runnertest.Kernel, id string) (runner.ExecuteResult, error) {
-				return f.m.Execute(context.Background(), "", id, kernels.ExecuteOptions{Code: "die"}, nil)
+				x, err := f.m.Execute(context.Background(), "", id, kernels.ExecuteOptions{Code: "die"}, nil)
+				return x.ExecuteResult, err
 			},
 			wantErr: kernels.ErrSessionLost,
 		},
 		{
 			name: "out of memory",
 			kill: func(t *testing.T, f *fixture, _ *runnertest.Kernel, id string) (runner.ExecuteResult, error) {
-				return f.m.Execute(context.Background(), "", id, kernels.ExecuteOptions{Code: "oom"}, nil)
+				x, err := f.m.Execute(context.Background(), "", id, kernels.ExecuteOptions{Code: "oom"}, nil)
+				return x.ExecuteResult, err
 			},
 			wantResult: runner.ExecuteResult{ExecutionCount: 2, Status: "aborted", Reason: "oom", Exec: time.Millisecond},
 		},
@@ -185,7 +196,8 @@ func TestLostKernel(t *testing.T) {
 				k.ExecuteFunc = func(context.Context, runner.ExecuteRequest, func(runner.Event)) (runner.ExecuteResult, error) {
 					return runner.ExecuteResult{Status: "aborted", Reason: runner.ReasonKernelLost}, nil
 				}
-				return f.m.Execute(context.Background(), "", id, kernels.ExecuteOptions{Code: "x"}, nil)
+				x, err := f.m.Execute(context.Background(), "", id, kernels.ExecuteOptions{Code: "x"}, nil)
+				return x.ExecuteResult, err
 			},
 			wantResult: runner.ExecuteResult{ExecutionCount: 2, Status: "aborted", Reason: "kernel_lost", Exec: time.Millisecond},
 		},

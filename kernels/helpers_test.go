@@ -103,7 +103,7 @@ func (f *fixture) kernel(t *testing.T, info kernels.Info) *runnertest.Kernel {
 }
 
 type result struct {
-	res runner.ExecuteResult
+	res kernels.Execution
 	err error
 }
 

@@ -33,6 +33,15 @@ type execResp struct {
 	} `json:"error"`
 	Status string `json:"status"`
 	Reason string `json:"reason"`
+	Warm   bool   `json:"warm"`
+	Start  string `json:"start"`
+	Timing struct {
+		QueueMS   float64 `json:"queue_ms"`
+		AcquireMS float64 `json:"acquire_ms"`
+		StartMS   float64 `json:"start_ms"`
+		ExecMS    float64 `json:"exec_ms"`
+		TotalMS   float64 `json:"total_ms"`
+	} `json:"timing"`
 }
 
 func (e *e2e) do(t *testing.T, method, path string, body any, accept string) (int, []byte) {
@@ -82,7 +91,26 @@ func (e *e2e) exec(t *testing.T, id, code string) execResp {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatalf("decoding %s: %v", raw, err)
 	}
+	checkExecTiming(t, r, raw)
 	return r
+}
+
+// checkExecTiming checks an execute's sandbox description and phases: the
+// session's sandbox was made once, so acquire and start are zero, and the
+// cell's own time is part of the total.
+func checkExecTiming(t *testing.T, r execResp, raw []byte) {
+	t.Helper()
+	tm := r.Timing
+	switch {
+	case r.Start != "pool" && r.Start != "restore" && r.Start != "cold":
+		t.Errorf("execute start = %q, want pool, restore or cold: %s", r.Start, raw)
+	case r.Warm != (r.Start == "pool"):
+		t.Errorf("execute warm = %v with start %q: %s", r.Warm, r.Start, raw)
+	case tm.AcquireMS != 0 || tm.StartMS != 0:
+		t.Errorf("execute acquire_ms/start_ms = %v/%v, want 0: %s", tm.AcquireMS, tm.StartMS, raw)
+	case tm.ExecMS <= 0 || tm.QueueMS < 0 || tm.TotalMS < tm.ExecMS+tm.QueueMS:
+		t.Errorf("execute timing %+v: want exec > 0 and total >= queue + exec: %s", tm, raw)
+	}
 }
 
 func mainText(r execResp) string {
