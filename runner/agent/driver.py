@@ -45,13 +45,21 @@ def _paddock_main():
         os.write(fd, b'\x00paddock:ready\x00')
 
     # The request is one frame on fd 3: a 4-byte big-endian length, then
-    # that much JSON.
-    req = json.loads(_paddock_read(int.from_bytes(_paddock_read(4), 'big')))
+    # that much JSON. Before it, a restored clone's agent may ask for a
+    # reseed: it is done then, off the request path, and confirmed on fd 4.
+    while True:
+        req = json.loads(_paddock_read(int.from_bytes(_paddock_read(4), 'big')))
+        if req.get('op') != 'reseed':
+            break
+        _paddock_reseed()
+        importlib.invalidate_caches()
+        done = b'{"op":"reseeded"}'
+        os.write(4, len(done).to_bytes(4, 'big') + done)
     if req.get('op') == 'kernel':
         # Become a kernel: the agent sends the kernel's code along. It
         # reseeds with the driver's function.
         kernel = {'__name__': '__paddock_kernel__', '__builtins__': builtins,
-                  'reseed': _paddock_reseed}
+                  'reseed': _paddock_reseed if not req.get('fresh') else _paddock_fresh}
         exec(compile(req['source'], '<paddock-kernel>', 'exec'), kernel)
         kernel['serve'](req)
         os._exit(0)
@@ -65,8 +73,9 @@ def _paddock_main():
     sys.argv = ['-c', *args]
     if hasattr(sys, 'orig_argv'):
         sys.orig_argv = [sys.orig_argv[0], '-c', code, *args]
-    _paddock_reseed()
-    importlib.invalidate_caches()
+    if not req.get('fresh'):
+        _paddock_reseed()
+        importlib.invalidate_caches()
     global _paddock_pid
     _paddock_pid = os.getpid()
 
@@ -174,6 +183,11 @@ def _paddock_report(e):
 
 
 _paddock_pid = None  # the driver's own pid: a forked child is not the program
+
+
+def _paddock_fresh():
+    # The reseed the kernel asks for was done before its request came.
+    pass
 
 
 def _paddock_reseed():

@@ -16,14 +16,19 @@ import (
 // of a 4-byte big-endian length followed by that many bytes of JSON, one
 // object per frame, each with an "op".
 //
-//	agent → driver  {"op":"run","code":…,"args":[…],"env":{…}}   one-shot; fd 3 is closed after it
-//	                {"op":"kernel","env":{…},"source":…}          become a kernel (source: kernel.py / kernel.js)
+//	agent → driver  {"op":"reseed"}                                Python, before the first request: reseed now
+//	                {"op":"run","code":…,"args":[…],"env":{…},"fresh":B}   one-shot; fd 3 is closed after it
+//	                {"op":"kernel","env":{…},"source":…,"fresh":B}         become a kernel (source: kernel.py / kernel.js)
 //	                {"op":"execute","seq":S,"count":N,"code":…,"env":{…}}
 //	                {"op":"interrupt","seq":S}                      Node only: stop cell S (with SIGINT)
-//	driver → agent  {"op":"exit","code":N}                         one-shot: the program is over
+//	driver → agent  {"op":"reseeded"}                              the reseed is done
+//	                {"op":"exit","code":N}                         one-shot: the program is over
 //	                {"op":"ready"}                                 kernel mode is on
 //	                {"op":"event","seq":S,"type":…,…}              an output of cell S (wire.Event fields)
 //	                {"op":"done","seq":S,"status":"ok"|"error"|"interrupted","error":{…}}
+//
+// fresh says the driver reseeded after the sandbox's last restore (see
+// session.refresh), so it need not reseed again before the request.
 //
 // Every byte on fd 4 comes from inside the interpreter, where user code runs
 // too: the agent bounds each frame and treats a malformed one as the loss of
@@ -36,6 +41,8 @@ const maxDriverFrame = wire.MaxPayload - 4096
 
 // Driver channel operations.
 const (
+	opReseed    = "reseed"
+	opReseeded  = "reseeded"
 	opRun       = "run"
 	opKernel    = "kernel"
 	opExecute   = "execute"
@@ -55,6 +62,7 @@ type driverRequest struct {
 	Seq    uint64            `json:"seq,omitempty"`
 	Count  int               `json:"count,omitempty"`
 	Source string            `json:"source,omitempty"`
+	Fresh  bool              `json:"fresh,omitempty"`
 }
 
 // driverReport is one frame the driver sends on fd 4. An event carries the

@@ -215,6 +215,18 @@ func (c *client) hello() wire.Hello {
 	return h
 }
 
+// ping sends a ping and waits for its echo.
+func (c *client) ping(payload string) {
+	c.t.Helper()
+	if err := c.w.Write(wire.TypePing, []byte(payload)); err != nil {
+		c.t.Fatalf("sending ping: %v", err)
+	}
+	f, err := c.next()
+	if err != nil || f.Type != wire.TypePing || string(f.Payload) != payload {
+		c.t.Fatalf("ping answered with %c %q, %v; want the echo; log:\n%s", f.Type, f.Payload, err, c.log)
+	}
+}
+
 // result is everything the agent sent for one Run frame.
 type result struct {
 	stdout, stderr []byte

@@ -54,20 +54,21 @@ func (s *session) openKernel(ctx context.Context, payload []byte) error {
 		err := fmt.Errorf("%w: the interpreter ended before the kernel opened (%s)", ErrKernelLost, describeStatus(s.interp.status))
 		return k.failStart(req.ID, err)
 	}
-	if err := k.start(ctx, s.interp, s.pumps); err != nil {
+	if err := k.start(ctx, s.interp, s.pumps, s.fresh); err != nil {
 		return k.failStart(req.ID, err)
 	}
 	k.log.Info("kernel open", "pid", s.interp.pid)
 	return s.ack(wire.Ack{ID: req.ID})
 }
 
-// start adopts a pre-started interpreter and makes it the kernel's.
-func (k *kernel) start(ctx context.Context, interp *interpreter, pumps [2]*pump) error {
+// start adopts a pre-started interpreter and makes it the kernel's. fresh
+// says the interpreter reseeded after the sandbox's last restore.
+func (k *kernel) start(ctx context.Context, interp *interpreter, pumps [2]*pump, fresh bool) error {
 	p := k.adopt(interp, pumps)
 	k.mu.Lock()
 	k.proc, k.lost, k.count = p, false, 0
 	k.mu.Unlock()
-	return p.open(ctx, k.env)
+	return p.open(ctx, k.env, fresh)
 }
 
 // failStart answers request id with err and, unless its interpreter's end
@@ -179,7 +180,7 @@ func (k *kernel) restart(ctx context.Context, f wire.Frame) error {
 		return k.failStart(req.ID, err)
 	}
 	k.s.interp, k.s.pumps = interp, pumps
-	if err := k.start(ctx, interp, pumps); err != nil {
+	if err := k.start(ctx, interp, pumps, false); err != nil {
 		return k.failStart(req.ID, err)
 	}
 	k.log.Info("kernel restarted", "pid", interp.pid)

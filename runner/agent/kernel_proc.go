@@ -63,8 +63,8 @@ func (k *kernel) adopt(interp *interpreter, pumps [2]*pump) *kproc {
 }
 
 // open asks the driver to become a kernel and waits until it has.
-func (p *kproc) open(ctx context.Context, env map[string]string) error {
-	frame, err := encodeDriverFrame(driverRequest{Op: opKernel, Env: env, Source: kernelSource(p.k.s.agent.cfg.Language)})
+func (p *kproc) open(ctx context.Context, env map[string]string, fresh bool) error {
+	frame, err := encodeDriverFrame(driverRequest{Op: opKernel, Env: env, Source: kernelSource(p.k.s.agent.cfg.Language), Fresh: fresh})
 	if err != nil {
 		return fmt.Errorf("encoding kernel request: %w", err)
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/base64"
+	"fmt"
 	"os/exec"
 	"reflect"
 	"strings"
@@ -345,5 +346,35 @@ func TestPythonKernelPandas(t *testing.T) {
 	}
 	if plain := data["text/plain"]; plain != "   a\n0  1\n1  2" {
 		t.Errorf("text/plain %q", plain)
+	}
+}
+
+// A kernel opened after a ping does not reseed again: the driver did when
+// pinged. Without a ping it reseeds at open. The warm-up counts random.seed
+// calls; the driver reseeds once after the warm-up on its own.
+func TestPythonKernelReseedOnPing(t *testing.T) {
+	t.Parallel()
+	for _, pings := range []int{0, 1} {
+		t.Run(fmt.Sprint(pings, " pings"), func(t *testing.T) {
+			t.Parallel()
+			cfg := testConfig(t, LanguagePython)
+			cfg.Warmup = "import random\n_seed = random.seed\nrandom.calls = 0\n" +
+				"def _counted(*a, **k):\n    random.calls += 1\n    _seed(*a, **k)\nrandom.seed = _counted"
+			c := startAgent(t, cfg)
+			c.hello()
+			for i := range pings {
+				c.ping(fmt.Sprint("p", i))
+			}
+			k := &kernelClient{client: c, acks: map[uint64]wire.Ack{}}
+			id := k.nextID()
+			if a := k.call(wire.TypeKernel, id, wire.KernelOpen{ID: id}); a.Error != "" {
+				t.Fatalf("kernel open: %+v; log:\n%s", a, c.log)
+			}
+			res := k.execute(wire.Execute{Code: "import random; print(random.calls)"})
+			res.mustDone(t, "ok", "ok")
+			if got := res.text("stdout"); got != "2\n" {
+				t.Errorf("random.seed calls = %q, want 2", got)
+			}
+		})
 	}
 }

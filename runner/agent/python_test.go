@@ -347,3 +347,43 @@ func TestPythonWarmup(t *testing.T) {
 		t.Errorf("stdout %q, stderr %q; want only the run's output", res.stdout, res.stderr)
 	}
 }
+
+// A ping before the first request has the driver reseed then (a restored
+// clone is pinged while it waits in the pool), and the run does not reseed
+// again unless files came with it. The warm-up counts random.seed calls;
+// the driver reseeds once after the warm-up on its own.
+func TestPythonReseedOnPing(t *testing.T) {
+	t.Parallel()
+	const counting = "import random\n_seed = random.seed\nrandom.calls = 0\n" +
+		"def _counted(*a, **k):\n    random.calls += 1\n    _seed(*a, **k)\nrandom.seed = _counted"
+	const report = "import random; print(random.calls)"
+	tests := []struct {
+		name  string
+		pings int
+		files []wire.File
+		want  string
+	}{
+		{name: "no ping: the run reseeds", want: "2\n"},
+		{name: "ping: the reseed is done before the run", pings: 1, want: "2\n"},
+		{name: "two pings: one reseed each", pings: 2, want: "3\n"},
+		{name: "ping, then a run with files: reseeds again", pings: 1,
+			files: []wire.File{{Path: "m.py", Content: []byte("x = 1\n")}}, want: "3\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := testConfig(t, LanguagePython)
+			cfg.Warmup = counting
+			c := startAgent(t, cfg)
+			c.hello()
+			for i := range tc.pings {
+				c.ping(fmt.Sprint("p", i))
+			}
+			res := c.run(wire.Run{Code: report, Files: tc.files})
+			res.mustExit(t)
+			if string(res.stdout) != tc.want {
+				t.Errorf("random.seed calls = %q, want %q (stderr %q)", res.stdout, tc.want, res.stderr)
+			}
+		})
+	}
+}

@@ -39,7 +39,10 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 	if s.interp.hasExited() {
 		return wire.Exit{}, runFailure{err: fmt.Errorf("%w: %s", ErrInterpreterGone, describeStatus(s.interp.status))}
 	}
-	body, err := encodeDriverFrame(driverRequest{Op: opRun, Code: req.Code, Args: req.Args, Env: req.Env})
+	// Files written just now need the import system's caches dropped, which
+	// the driver does along with its reseed.
+	fresh := s.fresh && len(req.Files) == 0
+	body, err := encodeDriverFrame(driverRequest{Op: opRun, Code: req.Code, Args: req.Args, Env: req.Env, Fresh: fresh})
 	if err != nil {
 		return wire.Exit{}, runFailure{err: fmt.Errorf("encoding driver request: %w", err)}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/paddock-dev/paddock/runner/wire"
 )
@@ -23,6 +24,8 @@ type session struct {
 	pumps  [2]*pump
 	used   bool
 	kernel *kernel // set once the host asked for a kernel
+	// fresh is set once the driver has reseeded on a ping (see refresh).
+	fresh bool
 }
 
 type frameOrErr struct {
@@ -71,6 +74,9 @@ func readFrames(ctx context.Context, r *wire.Reader, frames chan<- frameOrErr) {
 // handle answers one frame; an error means the host can no longer be served.
 func (s *session) handle(ctx context.Context, f wire.Frame) error {
 	if f.Type == wire.TypePing {
+		if err := s.refresh(); err != nil {
+			return err
+		}
 		if err := s.w.Write(wire.TypePing, f.Payload); err != nil {
 			return fmt.Errorf("answering ping: %w", err)
 		}
@@ -102,6 +108,40 @@ func (s *session) handle(ctx context.Context, f wire.Frame) error {
 	if err := writeJSON(s.w, wire.TypeExit, exit); err != nil {
 		return fmt.Errorf("sending exit: %w", err)
 	}
+	return nil
+}
+
+// reseedTimeout bounds the driver's answer to a reseed request.
+const reseedTimeout = 5 * time.Second
+
+// refresh has a Python driver that still waits for its first request
+// reseed now. The host pings a sandbox right after restoring it from a
+// snapshot and before handing it out, so a clone's reseed (4-8 ms of a
+// warm run here) happens while the sandbox waits in the pool rather than on
+// the request path. A restored agent may carry fresh over from before the
+// checkpoint; that is harmless only because every restore pings before any
+// request, and the ping's reseed precedes its answer. Node's random state
+// cannot be reseeded, and Node is never snapshotted: nothing to do.
+func (s *session) refresh() error {
+	if s.used || s.kernel != nil || s.agent.cfg.Language != LanguagePython || s.interp.hasExited() {
+		return nil
+	}
+	frame, err := encodeDriverFrame(driverRequest{Op: opReseed})
+	if err != nil {
+		return fmt.Errorf("encoding reseed request: %w", err)
+	}
+	if _, err := s.interp.ctl.Write(frame); err != nil {
+		return fmt.Errorf("asking the driver to reseed: %w", err)
+	}
+	if err := s.interp.report.SetReadDeadline(time.Now().Add(reseedTimeout)); err != nil {
+		return fmt.Errorf("reading the driver's reseed answer: %w", err)
+	}
+	rep, err := newDriverReaderSize(s.interp.report, reportBuffer).next()
+	s.interp.report.SetReadDeadline(time.Time{})
+	if err != nil || rep.Op != opReseeded {
+		return fmt.Errorf("the driver did not confirm its reseed (op %q): %v", rep.Op, err)
+	}
+	s.fresh = true
 	return nil
 }
 

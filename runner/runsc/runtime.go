@@ -118,6 +118,11 @@ func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbo
 	if err := sb.awaitHello(ctx, spec.Language); err != nil {
 		return nil, fmt.Errorf("waiting for agent in %s: %w", id, err)
 	}
+	// The ping has a Python driver take its pre-run reseed now, as after a
+	// restore, so that the run skips it.
+	if err := sb.ping(ctx); err != nil {
+		return nil, fmt.Errorf("pinging agent in %s: %w", id, err)
+	}
 	return sb, nil
 }
 

@@ -106,7 +106,9 @@ func (s *sandbox) awaitHello(ctx context.Context, language string) error {
 }
 
 // ping checks that the agent answers: a restored agent says no hello, it
-// was said before the checkpoint.
+// was said before the checkpoint. Before answering, the agent has a Python
+// driver reseed its random state: clones of one image must ping before
+// their first request, or they would share it.
 func (s *sandbox) ping(ctx context.Context) error {
 	if err := s.w.Write(wire.TypePing, []byte(s.id)); err != nil {
 		return fmt.Errorf("sending ping: %w", err)
