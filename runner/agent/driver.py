@@ -18,19 +18,7 @@ def _paddock_main():
     if warmup:
         exec(compile(warmup, '<warmup>', 'exec'),
              {'__name__': '__paddock_warmup__', '__builtins__': builtins})
-    # Take the run's first-use costs now, off the hot path.
-    # Every path the run takes is exercised once, on throwaway targets:
-    # under gVisor a first pass costs page faults and trapped syscalls.
-    import atexit
-    import io
-    json.loads('{"op": "run", "code": "", "args": [], "env": {"K": "V"}}')
-    int.from_bytes(b'\x00\x00\x00\x01', 'big').to_bytes(4, 'big')
-    compile('', '<string>', 'exec')
-    exec(compile('x = [str(i) for i in range(3)]\ny = {"k": x}\n', '<string>', 'exec'), {'__builtins__': builtins})
-    print('warm', 1, 2.5, [None], file=io.StringIO())
-    sys.stdout.write('')
-    sys.stderr.write('')
-    type(sys)('__paddock_warm__')
+    _paddock_exercise()
     _paddock_reseed()
     importlib.invalidate_caches()
     # What the warm-up loaded lives as long as the process: keep the
@@ -53,6 +41,7 @@ def _paddock_main():
             break
         _paddock_reseed()
         importlib.invalidate_caches()
+        _paddock_exercise()
         done = b'{"op":"reseeded"}'
         os.write(4, len(done).to_bytes(4, 'big') + done)
     if req.get('op') == 'kernel':
@@ -97,6 +86,33 @@ def _paddock_main():
         _paddock_report(e)
         status = 1
     _paddock_exit(status)
+
+
+def _paddock_exercise():
+    # Take the run's first-use costs now, off the hot path: after the
+    # warm-up, and again after a restore (which maps memory back in page by
+    # page as it is touched). Every path the run takes is exercised once, on
+    # throwaway targets: under gVisor a first pass costs page faults and
+    # trapped syscalls.
+    import atexit
+    import builtins
+    import io
+    import json
+    import os
+    json.loads('{"op": "run", "code": "", "args": [], "env": {"K": "V"}, "fresh": true}')
+    int.from_bytes(b'\x00\x00\x00\x01', 'big').to_bytes(4, 'big')
+    compile('', '<string>', 'exec')
+    exec(compile('x = [str(i) for i in range(3)]\ny = {"k": x}\n', '<string>', 'exec'), {'__builtins__': builtins})
+    print('warm', 1, 2.5, [None], file=io.StringIO())
+    sys.stdout.write('')
+    sys.stderr.write('')
+    sys.stdout.flush()
+    sys.stderr.flush()
+    type(sys)('__paddock_warm__')
+    os.get_inheritable(4)
+    dict(os.environ)
+    hasattr(sys, 'orig_argv')
+    atexit._ncallbacks()
 
 
 def _paddock_read(n):
