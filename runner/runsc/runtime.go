@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/paddock-dev/paddock/runner"
@@ -176,7 +177,9 @@ func (rt *Runtime) launch(ctx context.Context, id, bundle string, spec runner.Sp
 }
 
 // Cleanup destroys every container under the runtime's root: orphans of
-// a previous process that died without cleaning up.
+// a previous process that died without cleaning up, the ones runsc lists
+// and the ones whose start it was killed in the middle of (see
+// reapStrays). It returns how many containers it destroyed.
 func (rt *Runtime) Cleanup(ctx context.Context) (int, error) {
 	cs, err := rt.runsc.List(ctx)
 	if err != nil {
@@ -189,7 +192,15 @@ func (rt *Runtime) Cleanup(ctx context.Context) (int, error) {
 		}
 		_ = os.RemoveAll(filepath.Join(rt.bundles, c.ID))
 	}
-	return len(cs), errors.Join(errs...)
+	strays, err := rt.reapStrays(ctx)
+	errs = append(errs, err)
+	n := len(cs)
+	for id := range strays {
+		if !slices.ContainsFunc(cs, func(c Container) bool { return c.ID == id }) {
+			n++
+		}
+	}
+	return n, errors.Join(errs...)
 }
 
 func newID() (string, error) {

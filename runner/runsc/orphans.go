@@ -1,0 +1,155 @@
+package runsc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// A server killed while a `runsc create` or `runsc restore` was under way
+// leaves processes runsc may not list: the command itself, and the sandbox
+// and gofer it had started before it saved the container's state. Every
+// one of them names the runtime's root on its command line (the wrapper
+// passes --root=ROOT to runsc, and runsc hands it on to the processes it
+// starts), so Cleanup also looks for them in /proc.
+
+// stray is a host process of a runsc command or sandbox under a root.
+type stray struct {
+	pid int
+	id  string // the container it belongs to, when its command line names one
+}
+
+// sandboxID matches the IDs newID makes.
+var sandboxID = regexp.MustCompile(`^pd-[0-9a-f]{16}$`)
+
+// findStrays lists the processes under proc whose command line has the
+// argument --root=root, except the caller's own.
+func findStrays(proc, root string) []stray {
+	ents, err := os.ReadDir(proc)
+	if err != nil {
+		return nil
+	}
+	rootArg := []byte("--root=" + root)
+	self := os.Getpid()
+	var out []stray
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(proc, e.Name(), "cmdline"))
+		if err != nil {
+			continue // gone, or a kernel thread
+		}
+		args := bytes.Split(bytes.TrimRight(raw, "\x00"), []byte{0})
+		named := false
+		for _, a := range args {
+			if bytes.Equal(a, rootArg) {
+				named = true
+				break
+			}
+		}
+		if named {
+			out = append(out, stray{pid: pid, id: containerOf(args)})
+		}
+	}
+	return out
+}
+
+// containerOf is the container a runsc command line is about: the base of
+// its bundle (--bundle=DIR or --bundle DIR), else its last argument when
+// that is a sandbox ID, else "".
+func containerOf(args [][]byte) string {
+	for i, a := range args {
+		if dir, ok := bytes.CutPrefix(a, []byte("--bundle=")); ok {
+			return idOrEmpty(filepath.Base(string(dir)))
+		}
+		if bytes.Equal(a, []byte("--bundle")) && i+1 < len(args) {
+			return idOrEmpty(filepath.Base(string(args[i+1])))
+		}
+	}
+	if len(args) > 0 {
+		return idOrEmpty(string(args[len(args)-1]))
+	}
+	return ""
+}
+
+func idOrEmpty(s string) string {
+	if sandboxID.MatchString(s) {
+		return s
+	}
+	return ""
+}
+
+// strayGrace bounds the wait for killed strays to disappear.
+const strayGrace = 5 * time.Second
+
+// reapStrays kills every process naming the runtime's root, waits for them
+// to go, and removes what the containers they named left behind: runsc
+// state, cgroups and bundles. It returns the containers it found.
+func (rt *Runtime) reapStrays(ctx context.Context) (map[string]bool, error) {
+	strays := findStrays("/proc", rt.runsc.Root)
+	ids := map[string]bool{}
+	for _, s := range strays {
+		// ESRCH: it ended on its own meanwhile.
+		_ = syscall.Kill(s.pid, syscall.SIGKILL)
+		if s.id != "" {
+			ids[s.id] = true
+		}
+	}
+	var errs []error
+	deadline := time.Now().Add(strayGrace)
+	for _, s := range strays {
+		for alive(s.pid) {
+			if time.Now().After(deadline) {
+				errs = append(errs, fmt.Errorf("process %d (container %q) outlived SIGKILL", s.pid, s.id))
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	for id := range ids {
+		// The state may or may not have been saved: a failure here only
+		// means there was none.
+		_ = rt.runsc.Delete(ctx, id, DeleteOpts{Force: true})
+		errs = append(errs, removeCgroups(id))
+		_ = os.RemoveAll(filepath.Join(rt.bundles, id))
+	}
+	return ids, errors.Join(errs...)
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command name, which is in parentheses and may
+	// itself contain them.
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2] != 'Z' && b[i+2] != 'X'
+	}
+	return true
+}
+
+// removeCgroups removes container id's host cgroups (cgroup v1 hierarchies
+// and the v2 unified one; see cgroupParent). They are empty once its
+// processes are gone.
+func removeCgroups(id string) error {
+	v1, _ := filepath.Glob("/sys/fs/cgroup/*" + cgroupParent + "/" + id)
+	v2, _ := filepath.Glob("/sys/fs/cgroup" + cgroupParent + "/" + id)
+	var errs []error
+	for _, dir := range append(v1, v2...) {
+		if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("removing cgroup %s: %w", dir, err))
+		}
+	}
+	return errors.Join(errs...)
+}
