@@ -75,6 +75,16 @@ func TestE2ERunLimits(t *testing.T) {
 		// program counts 17 processes with itself.
 		{name: "processes 16, fork until refused", lang: "python", code: forkUntilRefused,
 			limits: map[string]any{"processes": 16}, reason: "pids_limit", stdout: "17\n", stderrHas: "BlockingIOError"},
+		// H07's fork bomb without the warm-up: every process forks until
+		// refused and dies of the uncaught BlockingIOError, so the table
+		// has emptied again by the time the program ends; the driver saw
+		// the refused fork.
+		{name: "processes 32, H07 fork bomb", lang: "python", code: "import os; [os.fork() for _ in iter(int,1)]",
+			limits: map[string]any{"processes": 32}, reason: "pids_limit", stderrHas: "BlockingIOError"},
+		// The same through subprocess, whose children stay alive.
+		{name: "processes 16, subprocess until refused", lang: "python",
+			code:   "import subprocess\nps = [subprocess.Popen(['sleep', '60']) for _ in range(100)]",
+			limits: map[string]any{"processes": 16}, reason: "pids_limit", stderrHas: "BlockingIOError"},
 		{name: "disk 32 MiB, 64 MB written", lang: "python", code: write64MB,
 			limits: map[string]any{"disk_mb": 32}, reason: "disk_limit", stderrHas: "No space left on device"},
 		{name: "template disk (256 MiB), 64 MB written", lang: "python", code: write64MB,

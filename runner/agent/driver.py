@@ -75,6 +75,7 @@ def _paddock_main():
     main.__builtins__ = builtins
     sys.modules['__main__'] = main
     status = 0
+    limit = None
     try:
         exec(compile(code, '<string>', 'exec'), main.__dict__)
     except SystemExit as e:
@@ -85,7 +86,9 @@ def _paddock_main():
         e.__traceback__ = e.__traceback__.tb_next
         _paddock_report(e)
         status = 1
-    _paddock_exit(status)
+        if _paddock_fork_refused(e):
+            limit = 'pids'
+    _paddock_exit(status, limit)
 
 
 def _paddock_exercise():
@@ -141,7 +144,35 @@ def _paddock_exit_status(e):
     return 1
 
 
-def _paddock_exit(status):
+def _paddock_fork_refused(e):
+    # Whether the program died of a process start the process limit
+    # refused: EAGAIN raised by a call to fork() or forkpty() (the last
+    # name loaded before the failing call, which takes no arguments), or by
+    # subprocess's process start. By the time the program has ended, a fork
+    # bomb's processes have often died of the same error, so the agent's
+    # count of them cannot tell.
+    import errno
+    if not isinstance(e, OSError) or e.errno != errno.EAGAIN:
+        return False
+    tb = e.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    if code.co_name == '_execute_child' and code.co_filename.endswith('subprocess.py'):
+        return True
+    import dis
+    name = None
+    for ins in dis.get_instructions(code):
+        if ins.offset >= tb.tb_lasti:
+            break
+        if ins.opname in ('LOAD_ATTR', 'LOAD_METHOD', 'LOAD_GLOBAL', 'LOAD_NAME'):
+            name = ins.argval
+    return name in ('fork', 'forkpty')
+
+
+def _paddock_exit(status, limit=None):
     # The first steps of interpreter shutdown (join non-daemon threads, run
     # atexit handlers, flush the standard streams), then _exit: tearing the
     # interpreter down costs tens of milliseconds under gVisor and nothing
@@ -174,6 +205,8 @@ def _paddock_exit(status):
         # do; only the program's own end is reported.
         os._exit(status)
     report = b'{"op":"exit","code":%d}' % status
+    if limit is not None:
+        report = b'{"op":"exit","code":%d,"limit":"%s"}' % (status, limit.encode())
     try:
         os.write(4, len(report).to_bytes(4, 'big') + report)
     except OSError:

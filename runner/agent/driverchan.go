@@ -22,7 +22,8 @@ import (
 //	                {"op":"execute","seq":S,"count":N,"code":…,"env":{…}}
 //	                {"op":"interrupt","seq":S}                      Node only: stop cell S (with SIGINT)
 //	driver → agent  {"op":"reseeded"}                              the reseed is done
-//	                {"op":"exit","code":N}                         one-shot: the program is over
+//	                {"op":"exit","code":N,"limit":"pids"}          one-shot: the program is over; limit, when
+//	                                                               present, names the limit it died of
 //	                {"op":"ready"}                                 kernel mode is on
 //	                {"op":"event","seq":S,"type":…,…}              an output of cell S (wire.Event fields)
 //	                {"op":"done","seq":S,"status":"ok"|"error"|"interrupted","error":{…}}
@@ -71,6 +72,7 @@ type driverReport struct {
 	Op     string `json:"op"`
 	Seq    uint64 `json:"seq"`
 	Code   *int   `json:"code"`   // exit
+	Limit  string `json:"limit"`  // exit: "pids" when a refused fork ended the program
 	Status string `json:"status"` // done
 	wire.Event
 }

@@ -124,19 +124,30 @@ func (in *interpreter) close() error {
 	return in.closeErr
 }
 
+// exitReport is the end of a one-shot program as its driver reports it.
+type exitReport struct {
+	status syscall.WaitStatus
+	// forkRefused says the program died of a process start the process
+	// limit refused.
+	forkRefused bool
+}
+
 // reported delivers the exit status the driver reports on fd 4 once the
 // program is over: its output is flushed and its stdout and stderr are
 // closed, and it is about to _exit. Waiting for the process itself would add
 // the interpreter's teardown to every run. Nothing is delivered when the
 // process ends without a report (killed, or it called _exit itself).
-func (in *interpreter) reported() <-chan syscall.WaitStatus {
-	ch := make(chan syscall.WaitStatus, 1)
+func (in *interpreter) reported() <-chan exitReport {
+	ch := make(chan exitReport, 1)
 	go func() {
 		rep, err := newDriverReaderSize(in.report, reportBuffer).next()
 		if err != nil || rep.Op != opExit || rep.Code == nil || *rep.Code < 0 || *rep.Code > 255 {
 			return
 		}
-		ch <- syscall.WaitStatus(*rep.Code << 8) // "exited with code"
+		ch <- exitReport{
+			status:      syscall.WaitStatus(*rep.Code << 8), // "exited with code"
+			forkRefused: rep.Limit == "pids",
+		}
 	}()
 	return ch
 }

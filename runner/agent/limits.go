@@ -35,6 +35,9 @@ type limitState struct {
 	// free is the least free space, in bytes, of the writable
 	// filesystems; negative means unknown.
 	free int64
+	// forkRefused says the driver saw the program die of a process start
+	// the limit refused (an uncaught EAGAIN from fork).
+	forkRefused bool
 }
 
 // limitReason refines reason, the agent's verdict on a run, with what the
@@ -44,7 +47,9 @@ type limitState struct {
 //     output flood was stopped by the agent before anything else.
 //   - pids_limit replaces error, killed and timeout when the user's tasks
 //     were at (or within pidsSlack of) the process limit: a fork bomb that
-//     also runs out the clock failed because it could not fork.
+//     also runs out the clock failed because it could not fork. It also
+//     replaces error when the program died of a refused fork, though its
+//     processes were gone by the time the agent counted them.
 //   - disk_limit replaces error and killed when a writable filesystem had
 //     less than diskLow free; a timeout stands, since a full disk does not
 //     make a program run long.
@@ -54,7 +59,7 @@ func limitReason(reason string, st limitState) string {
 	default:
 		return reason
 	}
-	if pidsExhausted(st.tasks, st.nproc) {
+	if pidsExhausted(st.tasks, st.nproc) || (reason == reasonError && st.forkRefused) {
 		return reasonPidsLimit
 	}
 	if reason != reasonTimeout && st.free >= 0 && st.free < diskLow {

@@ -33,6 +33,9 @@ func TestLimitReason(t *testing.T) {
 		{name: "output flood on a full disk", reason: "output_limit", st: limitState{tasks: 1, nproc: 32, free: 0}, want: "output_limit"},
 		{name: "free space unknown", reason: "error", st: limitState{tasks: 1, nproc: 32, free: -1}, want: "error"},
 		{name: "processes win over disk", reason: "error", st: limitState{tasks: 32, nproc: 32, free: 0}, want: "pids_limit"},
+		{name: "error of a refused fork, processes gone", reason: "error", st: limitState{tasks: 1, nproc: 32, free: -1, forkRefused: true}, want: "pids_limit"},
+		{name: "refused fork, then killed", reason: "killed", st: limitState{tasks: 1, nproc: 32, free: -1, forkRefused: true}, want: "killed"},
+		{name: "refused fork, then timeout", reason: "timeout", st: limitState{tasks: 1, nproc: 32, free: -1, forkRefused: true}, want: "timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -387,3 +387,36 @@ func TestPythonReseedOnPing(t *testing.T) {
 		})
 	}
 }
+
+// The driver tells a program that died of a refused fork from one that
+// died of another EAGAIN. A refused fork cannot be made here (the tests run
+// as root, past RLIMIT_NPROC), so a C function raising EAGAIN stands in
+// for fork: a read of an empty non-blocking pipe, called as fork().
+func TestPythonForkRefusedReason(t *testing.T) {
+	t.Parallel()
+	const setup = "import os, functools\nr, w = os.pipe()\nos.set_blocking(r, False)\n"
+	tests := []struct {
+		name, code, want string
+	}{
+		{name: "EAGAIN from a call named fork", code: setup + "fork = functools.partial(os.read, r, 1)\n[fork() for _ in range(3)]", want: "pids_limit"},
+		{name: "EAGAIN from a call named forkpty", code: setup + "class P: forkpty = functools.partial(os.read, r, 1)\nP.forkpty()", want: "pids_limit"},
+		{name: "EAGAIN from a read", code: setup + "os.read(r, 1)", want: "error"},
+		{name: "EAGAIN from a read named otherwise", code: setup + "spawn = functools.partial(os.read, r, 1)\nspawn()", want: "error"},
+		{name: "another error from fork", code: "import os\ndef fork(): raise BlockingIOError(11, 'x')\nos.fork = fork\nos.fork()", want: "error"},
+		{name: "caught, then exit 1", code: setup + "fork = functools.partial(os.read, r, 1)\ntry: fork()\nexcept OSError: raise SystemExit(1)", want: "error"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := startAgent(t, testConfig(t, LanguagePython))
+			c.hello()
+			res := c.run(wire.Run{Code: tc.code})
+			if res.exit == nil {
+				t.Fatalf("no exit: %+v", res.fail)
+			}
+			if res.exit.Reason != tc.want || res.exit.ExitCode != 1 {
+				t.Errorf("reason %q exit %d, want %q and 1; stderr %q", res.exit.Reason, res.exit.ExitCode, tc.want, res.stderr)
+			}
+		})
+	}
+}

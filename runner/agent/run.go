@@ -71,12 +71,14 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 	}
 	defer stopTimer()
 	var status syscall.WaitStatus
+	forkRefused := false
 	select {
 	case <-ctx.Done():
 		return wire.Exit{}, ctx.Err()
 	case <-s.interp.exited:
 		status = s.interp.status
-	case status = <-reported:
+	case rep := <-reported:
+		status, forkRefused = rep.status, rep.forkRefused
 	}
 	exec := time.Since(start)
 	stopTimer() // the program is over: from here on only output can end it
@@ -86,6 +88,7 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 	if status.Signaled() || status.ExitStatus() != 0 || end.why() != "" {
 		ended = probe.take()
 	}
+	ended.forkRefused = forkRefused
 
 	res := s.drain()
 	s.interp.stdin.Close()
