@@ -152,6 +152,7 @@ func New(cfg Config) http.Handler {
 
 	r.GET("/healthz", s.healthz)
 	r.GET("/readyz", s.readyz)
+	r.GET("/v1/openapi.yaml", s.openAPI) // public, outside the /v1 group's auth and rate limit
 	r.GET("/metrics", s.authenticate, s.requireScope(scopeAdmin), s.metricsHandler)
 	v1 := r.Group("/v1", s.authenticate, s.limitRate)
 	v1.POST("/run", s.requireScope(scopeRun), s.run)

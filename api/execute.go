@@ -17,14 +17,14 @@ import (
 // executeResponse is the body of a completed execution, and the end event
 // of a streamed one.
 type executeResponse struct {
-	ExecutionCount int           `json:"execution_count"`
-	Stdout         string        `json:"stdout"`
-	Stderr         string        `json:"stderr"`
-	Results        []resultItem  `json:"results"`
-	Error          *execError    `json:"error"`
-	Status         string        `json:"status"`
-	Reason         string        `json:"reason"`
-	Message        string        `json:"message,omitempty"` // why a stream ended early
+	ExecutionCount int          `json:"execution_count"`
+	Stdout         string       `json:"stdout"`
+	Stderr         string       `json:"stderr"`
+	Results        []resultItem `json:"results"`
+	Error          *execError   `json:"error"`
+	Status         string       `json:"status"`
+	Reason         string       `json:"reason"`
+	Message        string       `json:"message,omitempty"` // why a stream ended early
 	// Warm and Start say how the session's sandbox was made, as in the
 	// session's description: an execute never makes one.
 	Warm   bool           `json:"warm"`
