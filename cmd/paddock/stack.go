@@ -30,16 +30,58 @@ type stack struct {
 	Kernels *kernels.Manager
 	Jobs    *jobs.Store
 	Handler http.Handler
+
+	log         *slog.Logger
+	stopJanitor context.CancelFunc
+	janitorDone chan struct{}
 }
 
+// orphanSweepEvery is how often the server destroys sandboxes under its
+// root that another server instance made (see janitor).
+const orphanSweepEvery = 30 * time.Second
+
 // Close ends every session, then destroys every sandbox (the pool waits for
-// leased ones, so the kernels go first), then releases the runtime's own
-// host state and stops the job store's collector.
+// leased ones, so the kernels go first), then destroys whatever else is
+// left under the runtime's root, releases the runtime's own host state and
+// stops the job store's collector.
 func (st *stack) Close(ctx context.Context) error {
+	st.stopJanitor()
+	<-st.janitorDone
 	kerr := st.Kernels.Close(ctx)
 	perr := st.Pool.Close(ctx)
+	// Even past the drain deadline: nothing may outlive the server.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	n, cerr := st.Runtime.Cleanup(cctx)
+	if n > 0 {
+		st.log.Warn("destroyed sandboxes left under the runtime's root at shutdown", "count", n)
+	}
 	st.Jobs.Close()
-	return errors.Join(kerr, perr, st.Runtime.Close())
+	return errors.Join(kerr, perr, cerr, st.Runtime.Close())
+}
+
+// janitor destroys, every orphanSweepEvery until ctx ends, the sandboxes
+// under the runtime's root that this instance did not make. Cleanup at
+// start reaps what an earlier server left, but a runsc create or restore
+// that server began can in principle finish after that; this catches it.
+func (st *stack) janitor(ctx context.Context, instance string) {
+	defer close(st.janitorDone)
+	tick := time.NewTicker(orphanSweepEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		n, err := st.Runtime.ReapOthers(ctx, "instance", instance)
+		if err != nil && ctx.Err() == nil {
+			st.log.Error("reaping sandboxes of other server instances", "err", err)
+		}
+		if n > 0 {
+			st.log.Warn("reaped sandboxes another server instance left under this root", "count", n)
+		}
+	}
 }
 
 // buildStack resolves templates and their root filesystems, reaps orphans
@@ -152,7 +194,11 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		TenantRate:        tenantRate(cfg.TenantRate),
 		TenantBurst:       cfg.TenantBurst,
 	})
-	return &stack{Runtime: rt, Pool: p, Kernels: k, Jobs: js, Handler: h}, nil
+	st := &stack{Runtime: rt, Pool: p, Kernels: k, Jobs: js, Handler: h, log: logger, janitorDone: make(chan struct{})}
+	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	st.stopJanitor = stop
+	go st.janitor(jctx, instance)
+	return st, nil
 }
 
 // openJobs opens the store of idempotent runs under the state directory;

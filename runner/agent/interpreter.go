@@ -135,11 +135,13 @@ type exitReport struct {
 // reported delivers the exit status the driver reports on fd 4 once the
 // program is over: its output is flushed and its stdout and stderr are
 // closed, and it is about to _exit. Waiting for the process itself would add
-// the interpreter's teardown to every run. Nothing is delivered when the
-// process ends without a report (killed, or it called _exit itself).
+// the interpreter's teardown to every run. The channel is closed after the
+// report, or without one when fd 4 ends without a report (the process was
+// killed, or called _exit itself, and no child holds the descriptor).
 func (in *interpreter) reported() <-chan exitReport {
 	ch := make(chan exitReport, 1)
 	go func() {
+		defer close(ch)
 		rep, err := newDriverReaderSize(in.report, reportBuffer).next()
 		if err != nil || rep.Op != opExit || rep.Code == nil || *rep.Code < 0 || *rep.Code > 255 {
 			return

@@ -70,14 +70,32 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 		stopTimer = timer.Stop
 	}
 	defer stopTimer()
-	var status syscall.WaitStatus
-	forkRefused := false
+	var (
+		status      syscall.WaitStatus
+		forkRefused bool
+	)
 	select {
 	case <-ctx.Done():
 		return wire.Exit{}, ctx.Err()
 	case <-s.interp.exited:
 		status = s.interp.status
-	case rep := <-reported:
+		// The driver reports just before it exits, so the exit can be
+		// seen first; the report, which may say more than the status,
+		// is in the pipe by then.
+		select {
+		case rep := <-reported:
+			forkRefused = rep.forkRefused
+		case <-time.After(lateReportGrace):
+		}
+	case rep, ok := <-reported:
+		if !ok { // fd 4 ended without a report: the process's status says it all
+			select {
+			case <-ctx.Done():
+				return wire.Exit{}, ctx.Err()
+			case <-s.interp.exited:
+			}
+			rep.status = s.interp.status
+		}
 		status, forkRefused = rep.status, rep.forkRefused
 	}
 	exec := time.Since(start)
@@ -101,6 +119,11 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 	e.Reason = limitReason(e.Reason, ended)
 	return e, nil
 }
+
+// lateReportGrace bounds the wait for the driver's report once its process
+// is seen to have exited. The wait ends at once when fd 4 closes; only a
+// forked child still holding it open makes it last.
+const lateReportGrace = 100 * time.Millisecond
 
 // drain waits for the output streams to end, kills every remaining user
 // process, and stops reading shortly after.

@@ -76,6 +76,39 @@ func TestGVisorCleanupReapsUnlistedSandboxes(t *testing.T) {
 	_ = sb.Destroy(context.Background()) // already gone: only releases the host ends
 }
 
+// ReapOthers destroys what another server instance made under the same
+// root, and nothing of this one's.
+func TestGVisorReapOthers(t *testing.T) {
+	e := newRealEnv(t)
+	ours, theirs := e.specs["python"], e.specs["python"]
+	ours.Labels = map[string]string{"instance": "me"}
+	theirs.Labels = map[string]string{"instance": "earlier"}
+	mine, err := e.rt.Start(t.Context(), ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Destroy(context.Background())
+	other, err := e.rt.Start(t.Context(), theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Destroy(context.Background())
+
+	n, err := e.rt.ReapOthers(t.Context(), "instance", "me")
+	if err != nil || n != 1 {
+		t.Fatalf("ReapOthers = %d, %v; want 1 destroyed", n, err)
+	}
+	if ids := e.list(t); len(ids) != 1 || ids[0] != mine.ID() {
+		t.Errorf("runsc lists %v after the reap, want only this instance's %s", ids, mine.ID())
+	}
+	if pids := processesNaming(other.ID()); len(pids) > 0 {
+		t.Errorf("host processes of the other instance's sandbox left: %v", pids)
+	}
+	if err := mine.Destroy(t.Context()); err != nil {
+		t.Errorf("destroying this instance's sandbox: %v", err)
+	}
+}
+
 // processesNaming returns the host pids whose command line contains s.
 func processesNaming(s string) []string {
 	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")

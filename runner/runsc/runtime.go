@@ -203,6 +203,30 @@ func (rt *Runtime) Cleanup(ctx context.Context) (int, error) {
 	return n, errors.Join(errs...)
 }
 
+// ReapOthers destroys every container runsc lists under the runtime's root
+// whose label is not value: orphans of an earlier server whose start
+// finished only after Cleanup ran at this server's start. It returns how
+// many it destroyed.
+func (rt *Runtime) ReapOthers(ctx context.Context, label, value string) (int, error) {
+	cs, err := rt.runsc.List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var errs []error
+	for _, c := range cs {
+		if c.Annotations[labelPrefix+label] == value {
+			continue
+		}
+		n++
+		if err := rt.runsc.Delete(ctx, c.ID, DeleteOpts{Force: true}); err != nil {
+			errs = append(errs, err)
+		}
+		_ = os.RemoveAll(filepath.Join(rt.bundles, c.ID))
+	}
+	return n, errors.Join(errs...)
+}
+
 func newID() (string, error) {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {

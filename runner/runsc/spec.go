@@ -18,6 +18,8 @@ const (
 	sandboxGID = 1000
 	// cgroupParent groups every Paddock sandbox under one host cgroup.
 	cgroupParent = "/paddock"
+	// labelPrefix turns a Spec label into an OCI annotation.
+	labelPrefix = "dev.paddock."
 	// hostPids is the host pids-cgroup cap for a whole sandbox. It bounds
 	// the Sentry's own threads, so it stays generous; guest processes are
 	// bounded by RLIMIT_NPROC instead (DESIGN.md).
@@ -78,7 +80,7 @@ func ociSpec(id string, s runner.Spec, hostAgentDir string) *specs.Spec {
 	quota := int64(l.CPUs * float64(period))
 	annotations := map[string]string{}
 	for k, v := range s.Labels {
-		annotations["dev.paddock."+k] = v
+		annotations[labelPrefix+k] = v
 	}
 	return &specs.Spec{
 		Version:  specs.Version,
