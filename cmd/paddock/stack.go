@@ -62,7 +62,7 @@ func (st *stack) Close(ctx context.Context) error {
 
 // janitor destroys, every orphanSweepEvery until ctx ends, the sandboxes
 // under the runtime's root that this instance did not make. Cleanup at
-// start reaps what an earlier server left, but a runsc create or restore
+// start reaps what an earlier server left, but a runsc run or restore
 // that server began can in principle finish after that; this catches it.
 func (st *stack) janitor(ctx context.Context, instance string) {
 	defer close(st.janitorDone)

@@ -31,10 +31,7 @@ esac
 func TestRunscArgv(t *testing.T) {
 	r, log := fakeRunsc(t)
 	ctx := t.Context()
-	if err := r.Create(ctx, "pd-1", CreateOpts{Bundle: "/b/pd-1", OverlaySize: 64 << 20}, stdio{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Start(ctx, "pd-1"); err != nil {
+	if err := r.Run(ctx, "pd-1", CreateOpts{Bundle: "/b/pd-1", OverlaySize: 64 << 20}, stdio{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Delete(ctx, "pd-1", DeleteOpts{Force: true}); err != nil {
@@ -52,8 +49,7 @@ func TestRunscArgv(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"--root=/state/runsc --platform=systrap --network=none --overlay2=root:self,size=67108864 create --bundle=/b/pd-1 pd-1",
-		"--root=/state/runsc --platform=systrap start pd-1",
+		"--root=/state/runsc --platform=systrap --network=none --overlay2=root:self,size=67108864 run --detach --bundle=/b/pd-1 pd-1",
 		"--root=/state/runsc --platform=systrap delete --force pd-1",
 		"--root=/state/runsc --platform=systrap list --format=json",
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// CreateOpts are the options of `runsc create`.
+// CreateOpts are the options of `runsc run` and `runsc restore`.
 type CreateOpts struct {
 	Bundle string
 	// Network is the global --network mode; "none" unless set.
@@ -32,9 +32,11 @@ func (o CreateOpts) args(id string) []string {
 	return []string{"--bundle=" + o.Bundle, id}
 }
 
-// Create creates container id; the container's stdio is io.
-func (r *Runsc) Create(ctx context.Context, id string, o CreateOpts, io stdio) error {
-	_, err := r.run(ctx, r.argv(o.global(), "create", o.args(id)...), io)
+// Run creates and starts container id, detached: one runsc process
+// instead of create then start, which saves a runsc start (about 12 ms
+// here). The container's stdio is io.
+func (r *Runsc) Run(ctx context.Context, id string, o CreateOpts, io stdio) error {
+	_, err := r.run(ctx, r.argv(o.global(), "run", append([]string{"--detach"}, o.args(id)...)...), io)
 	return err
 }
 
@@ -48,12 +50,6 @@ func (r *Runsc) Restore(ctx context.Context, id string, o CreateOpts, imageDir s
 // Checkpoint saves container id's state into imageDir and stops it.
 func (r *Runsc) Checkpoint(ctx context.Context, id, imageDir string) error {
 	_, err := r.run(ctx, r.argv(nil, "checkpoint", "--image-path="+imageDir, id), stdio{})
-	return err
-}
-
-// Start starts a created container.
-func (r *Runsc) Start(ctx context.Context, id string) error {
-	_, err := r.run(ctx, r.argv(nil, "start", id), stdio{})
 	return err
 }
 

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// A server killed while a `runsc create` or `runsc restore` was under way
+// A server killed while a `runsc run` or `runsc restore` was under way
 // leaves processes runsc may not list: the command itself, and the sandbox
 // and gofer it had started before it saved the container's state. Every
 // one of them names the runtime's root on its command line (the wrapper

@@ -91,7 +91,7 @@ func New(cfg Config) (*Runtime, error) {
 // Runsc exposes the wrapper, for doctor checks and orphan cleanup.
 func (rt *Runtime) Runsc() *Runsc { return rt.runsc }
 
-// Start creates and starts a sandbox and waits for its agent's hello.
+// Start runs a sandbox and waits for its agent's hello.
 func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbox, err error) {
 	ctx, cancel := context.WithTimeout(ctx, rt.cfg.StartTimeout)
 	defer cancel()
@@ -113,9 +113,6 @@ func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbo
 			_ = sb.Destroy(context.WithoutCancel(ctx))
 		}
 	}()
-	if err := rt.runsc.Start(ctx, id); err != nil {
-		return nil, fmt.Errorf("starting sandbox %s: %w", id, err)
-	}
 	if err := sb.awaitHello(ctx, spec.Language); err != nil {
 		return nil, fmt.Errorf("waiting for agent in %s: %w", id, err)
 	}
@@ -127,12 +124,12 @@ func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbo
 	return sb, nil
 }
 
-// create runs `runsc create` with fresh pipes as the container's stdio and
-// keeps the host ends.
+// create runs `runsc run --detach` with fresh pipes as the container's
+// stdio and keeps the host ends.
 func (rt *Runtime) create(ctx context.Context, id, bundle string, spec runner.Spec) (*sandbox, error) {
 	return rt.launch(ctx, id, bundle, spec, func(ctx context.Context, opts CreateOpts, io stdio) error {
-		if err := rt.runsc.Create(ctx, id, opts, io); err != nil {
-			return fmt.Errorf("creating sandbox %s: %w", id, err)
+		if err := rt.runsc.Run(ctx, id, opts, io); err != nil {
+			return fmt.Errorf("running sandbox %s: %w", id, err)
 		}
 		return nil
 	})
@@ -157,7 +154,7 @@ func (rt *Runtime) launch(ctx context.Context, id, bundle string, spec runner.Sp
 		return nil, errors.Join(err, closeAll(stdinR, stdinW, stdoutR, stdoutW))
 	}
 	opts := CreateOpts{Bundle: bundle, OverlaySize: withDefaults(spec.Limits).DiskBytes}
-	// runsc create (and restore) is never interrupted: killed halfway it
+	// runsc run (and restore) is never interrupted: killed halfway it
 	// leaves the sandbox's host cgroups, and at times its sandbox and gofer
 	// processes, behind with no state that `runsc list` or `delete` could
 	// find them by. It runs to its end, bounded by StartTimeout; a caller
