@@ -78,9 +78,10 @@ func TestE2ERunLimits(t *testing.T) {
 		// H07's fork bomb without the warm-up: every process forks until
 		// refused and dies of the uncaught BlockingIOError, so the table
 		// has emptied again by the time the program ends; the driver saw
-		// the refused fork.
+		// the refused fork. 1 GiB keeps memory from running out first
+		// (each fork costs host memory: gVisor copies 2 MiB on write).
 		{name: "processes 32, H07 fork bomb", lang: "python", code: "import os; [os.fork() for _ in iter(int,1)]",
-			limits: map[string]any{"processes": 32}, reason: "pids_limit", stderrHas: "BlockingIOError"},
+			limits: map[string]any{"processes": 32, "memory_mb": 1024}, reason: "pids_limit", stderrHas: "BlockingIOError"},
 		// The same through subprocess, whose children stay alive.
 		{name: "processes 16, subprocess until refused", lang: "python",
 			code:   "import subprocess\nps = [subprocess.Popen(['sleep', '60']) for _ in range(100)]",
