@@ -10,7 +10,6 @@ import sys
 
 def _paddock_main():
     import builtins
-    import importlib
     import json
     import os
 
@@ -19,8 +18,7 @@ def _paddock_main():
         exec(compile(warmup, '<warmup>', 'exec'),
              {'__name__': '__paddock_warmup__', '__builtins__': builtins})
     _paddock_exercise()
-    _paddock_reseed()
-    importlib.invalidate_caches()
+    _paddock_renew()
     # What the warm-up loaded lives as long as the process: keep the
     # collector from walking it again in every run (a full collection of a
     # pandas-loaded interpreter takes 20-50 ms here).
@@ -39,8 +37,7 @@ def _paddock_main():
         req = json.loads(_paddock_read(int.from_bytes(_paddock_read(4), 'big')))
         if req.get('op') != 'reseed':
             break
-        _paddock_reseed()
-        importlib.invalidate_caches()
+        _paddock_renew()
         _paddock_exercise()
         done = b'{"op":"reseeded"}'
         os.write(4, len(done).to_bytes(4, 'big') + done)
@@ -63,8 +60,7 @@ def _paddock_main():
     if hasattr(sys, 'orig_argv'):
         sys.orig_argv = [sys.orig_argv[0], '-c', code, *args]
     if not req.get('fresh'):
-        _paddock_reseed()
-        importlib.invalidate_caches()
+        _paddock_renew()
     global _paddock_pid
     _paddock_pid = os.getpid()
 
@@ -232,6 +228,14 @@ def _paddock_report(e):
 
 
 _paddock_pid = None  # the driver's own pid: a forked child is not the program
+
+
+def _paddock_renew():
+    # What a clone must do before it runs anything: fresh random state,
+    # and the import system's caches dropped (files may have appeared).
+    import importlib
+    _paddock_reseed()
+    importlib.invalidate_caches()
 
 
 def _paddock_fresh():

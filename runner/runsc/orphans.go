@@ -118,9 +118,8 @@ func (rt *Runtime) reapStrays(ctx context.Context) (map[string]bool, error) {
 	for id := range ids {
 		// The state may or may not have been saved: a failure here only
 		// means there was none.
-		_ = rt.runsc.Delete(ctx, id, DeleteOpts{Force: true})
+		_ = rt.destroyContainer(ctx, id)
 		errs = append(errs, removeCgroups(id))
-		_ = os.RemoveAll(filepath.Join(rt.bundles, id))
 	}
 	return ids, errors.Join(errs...)
 }

@@ -184,10 +184,7 @@ func (rt *Runtime) Cleanup(ctx context.Context) (int, error) {
 	}
 	var errs []error
 	for _, c := range cs {
-		if err := rt.runsc.Delete(ctx, c.ID, DeleteOpts{Force: true}); err != nil {
-			errs = append(errs, err)
-		}
-		_ = os.RemoveAll(filepath.Join(rt.bundles, c.ID))
+		errs = append(errs, rt.destroyContainer(ctx, c.ID))
 	}
 	strays, err := rt.reapStrays(ctx)
 	errs = append(errs, err)
@@ -216,12 +213,16 @@ func (rt *Runtime) ReapOthers(ctx context.Context, label, value string) (int, er
 			continue
 		}
 		n++
-		if err := rt.runsc.Delete(ctx, c.ID, DeleteOpts{Force: true}); err != nil {
-			errs = append(errs, err)
-		}
-		_ = os.RemoveAll(filepath.Join(rt.bundles, c.ID))
+		errs = append(errs, rt.destroyContainer(ctx, c.ID))
 	}
 	return n, errors.Join(errs...)
+}
+
+// destroyContainer force-deletes container id and removes its bundle.
+func (rt *Runtime) destroyContainer(ctx context.Context, id string) error {
+	err := rt.runsc.Delete(ctx, id, DeleteOpts{Force: true})
+	_ = os.RemoveAll(filepath.Join(rt.bundles, id))
+	return err
 }
 
 func newID() (string, error) {
