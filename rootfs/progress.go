@@ -18,6 +18,7 @@ type progress struct {
 	mu     sync.Mutex
 	w      io.Writer
 	prefix string
+	now    func() time.Time
 	last   time.Time // when the last line was written
 	tail   []string  // the last lines of the build tool's output
 	buf    []byte    // an incomplete line of the build tool's output
@@ -27,7 +28,7 @@ func newProgress(w io.Writer, prefix string) *progress {
 	if w == nil {
 		w = io.Discard
 	}
-	return &progress{w: w, prefix: prefix, last: time.Now()}
+	return &progress{w: w, prefix: prefix, now: time.Now, last: time.Now()}
 }
 
 // printf writes one line of our own.
@@ -40,7 +41,7 @@ func (p *progress) printf(format string, args ...any) {
 // writeLine writes one prefixed line; p.mu must be held.
 func (p *progress) writeLine(s string) {
 	fmt.Fprintf(p.w, "%s%s\n", p.prefix, s)
-	p.last = time.Now()
+	p.last = p.now()
 }
 
 // Write takes the build tool's output and forwards it line by line. Of a
@@ -95,20 +96,30 @@ func (p *progress) toolTail() string {
 // heartbeat writes a line with the elapsed time whenever nothing has been
 // written for every, until stop is called.
 func (p *progress) heartbeat(every time.Duration, start time.Time) (stop func()) {
+	tick := time.NewTicker(max(every/15, time.Millisecond))
+	stopBeats := p.beatOn(tick.C, every, start)
+	return func() {
+		stopBeats()
+		tick.Stop()
+	}
+}
+
+// beatOn is heartbeat driven by ticks, each carrying the time it stands
+// for, so that tests need not wait for a real clock.
+func (p *progress) beatOn(ticks <-chan time.Time, every time.Duration, start time.Time) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		tick := time.NewTicker(max(every/15, time.Millisecond))
-		defer tick.Stop()
 		for {
 			select {
 			case <-done:
 				return
-			case now := <-tick.C:
+			case now := <-ticks:
 				p.mu.Lock()
 				if now.Sub(p.last) >= every {
 					p.writeLine(fmt.Sprintf("still building, %s elapsed", now.Sub(start).Round(time.Second)))
+					p.last = now // the beat stands for the tick's moment
 				}
 				p.mu.Unlock()
 			}

@@ -83,31 +83,84 @@ func TestProgressTailIsBounded(t *testing.T) {
 	}
 }
 
+// fakeClock is a progress clock the test moves by hand.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) advance(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	return c.now
+}
+
+// beat delivers one tick at the clock's time and returns once the
+// heartbeat goroutine has taken it and the next tick can be sent.
+func beat(ticks chan time.Time, at time.Time) {
+	ticks <- at
+}
+
 func TestHeartbeat(t *testing.T) {
 	var out syncBuffer
+	clock := &fakeClock{now: time.Unix(1000, 0)}
 	p := newProgress(&out, "[rootfs x] ")
-	stop := p.heartbeat(20*time.Millisecond, time.Now())
-	time.Sleep(150 * time.Millisecond)
+	p.now, p.last = clock.Now, clock.Now()
+	start := clock.Now()
+	ticks := make(chan time.Time) // unbuffered: a send returns once taken
+	stop := p.beatOn(ticks, 20*time.Millisecond, start)
+	beat(ticks, clock.advance(10*time.Millisecond)) // too early
+	beat(ticks, clock.advance(10*time.Millisecond)) // 20 ms of quiet: a beat
+	beat(ticks, clock.advance(5*time.Millisecond))  // 5 ms after that beat
+	beat(ticks, clock.advance(15*time.Millisecond)) // 20 ms again: a beat
+	beat(ticks, start)                              // waits until the last tick was handled
 	stop()
-	n := strings.Count(out.String(), "[rootfs x] still building, ")
-	if n < 2 {
-		t.Errorf("got %d heartbeats in 150ms at 20ms, want at least 2:\n%s", n, out.String())
+	want := "[rootfs x] still building, 0s elapsed\n[rootfs x] still building, 0s elapsed\n"
+	if got := out.String(); got != want {
+		t.Errorf("heartbeats:\n%q\nwant\n%q", got, want)
 	}
-	before := out.String()
-	time.Sleep(50 * time.Millisecond)
-	if out.String() != before {
-		t.Errorf("heartbeat kept writing after stop")
+	select {
+	case ticks <- clock.advance(time.Hour):
+		t.Errorf("heartbeat still takes ticks after stop")
+	default:
+	}
+}
+
+func TestHeartbeatSaysElapsedTime(t *testing.T) {
+	var out syncBuffer
+	clock := &fakeClock{now: time.Unix(1000, 0)}
+	p := newProgress(&out, "")
+	p.now, p.last = clock.Now, clock.Now()
+	ticks := make(chan time.Time)
+	stop := p.beatOn(ticks, time.Minute, clock.Now().Add(-90*time.Second))
+	beat(ticks, clock.advance(time.Minute))
+	beat(ticks, clock.Now())
+	stop()
+	if got, want := out.String(), "still building, 2m30s elapsed\n"; got != want {
+		t.Errorf("heartbeat = %q, want %q", got, want)
 	}
 }
 
 func TestHeartbeatQuietWhileOutputFlows(t *testing.T) {
 	var out syncBuffer
+	clock := &fakeClock{now: time.Unix(1000, 0)}
 	p := newProgress(&out, "")
-	stop := p.heartbeat(50*time.Millisecond, time.Now())
+	p.now, p.last = clock.Now, clock.Now()
+	ticks := make(chan time.Time)
+	stop := p.beatOn(ticks, 50*time.Millisecond, clock.Now())
 	for range 20 {
+		clock.advance(10 * time.Millisecond)
 		p.Write([]byte("I: working\n"))
-		time.Sleep(10 * time.Millisecond)
+		beat(ticks, clock.Now())
 	}
+	beat(ticks, clock.Now())
 	stop()
 	if strings.Contains(out.String(), "still building") {
 		t.Errorf("heartbeat written while output flowed:\n%s", out.String())
