@@ -145,32 +145,47 @@ func enterTestRoot(raw string) error {
 	if err := syscall.Mount("overlay", root, "overlay", 0, "lowerdir="+r.Image+",upperdir=upper,workdir=work"); err != nil {
 		return fmt.Errorf("mounting an overlay of %s: %w", r.Image, err)
 	}
-	type mount struct {
-		src, dst, fstype string
-		flags            uintptr
+	// The host directories are opened before the chroot and mounted after
+	// it, through /proc/self/fd: their mount points are then created and
+	// found inside the new root, where no symbolic link of the image can
+	// lead a mount or a directory onto the host.
+	type bind struct {
+		src, dst string
+		flags    uintptr
 	}
-	mounts := []mount{
-		{"proc", "/proc", "proc", 0}, // of the agent's PID namespace
-		{"/dev", "/dev", "", syscall.MS_BIND | syscall.MS_REC},
-		{"/sys", "/sys", "", syscall.MS_BIND | syscall.MS_REC},
+	binds := []bind{
+		{"/dev", "/dev", syscall.MS_BIND | syscall.MS_REC},
+		{"/sys", "/sys", syscall.MS_BIND | syscall.MS_REC},
 	}
 	for _, dir := range r.Shared {
-		mounts = append(mounts, mount{dir, dir, "", syscall.MS_BIND})
+		binds = append(binds, bind{dir, dir, syscall.MS_BIND})
 	}
-	for _, m := range mounts {
-		dst := filepath.Join(root, m.dst)
-		if err := os.MkdirAll(dst, 0o755); err != nil {
+	srcs := make([]*os.File, len(binds))
+	for i, b := range binds {
+		f, err := os.Open(b.src)
+		if err != nil {
 			return err
 		}
-		if err := syscall.Mount(m.src, dst, m.fstype, m.flags, ""); err != nil {
-			return fmt.Errorf("mounting %s on %s: %w", m.src, dst, err)
-		}
+		defer f.Close()
+		srcs[i] = f
 	}
 	if err := syscall.Chroot(root); err != nil {
 		return fmt.Errorf("chroot: %w", err)
 	}
 	if err := os.Chdir("/"); err != nil {
 		return fmt.Errorf("entering the new root: %w", err)
+	}
+	// A fresh proc, of the agent's PID namespace.
+	if err := syscall.Mount("proc", "/proc", "proc", 0, ""); err != nil {
+		return fmt.Errorf("mounting proc: %w", err)
+	}
+	for i, b := range binds {
+		if err := os.MkdirAll(b.dst, 0o755); err != nil {
+			return err
+		}
+		if err := syscall.Mount(fmt.Sprintf("/proc/self/fd/%d", srcs[i].Fd()), b.dst, "", b.flags, ""); err != nil {
+			return fmt.Errorf("mounting %s on %s: %w", b.src, b.dst, err)
+		}
 	}
 	return nil
 }
