@@ -26,6 +26,12 @@ const agentConfigEnv = "PADDOCK_AGENT_TEST_CONFIG"
 
 func TestMain(m *testing.M) {
 	if raw := os.Getenv(agentConfigEnv); raw != "" {
+		if root := os.Getenv(testRootEnv); root != "" {
+			if err := enterTestRoot(root); err != nil {
+				fmt.Fprintln(os.Stderr, "entering the template's root filesystem:", err)
+				os.Exit(2)
+			}
+		}
 		os.Exit(agentMain(raw))
 	}
 	os.Exit(m.Run())
@@ -54,35 +60,13 @@ func agentMain(raw string) int {
 // test instead of hanging it.
 const frameTimeout = 30 * time.Second
 
-var (
-	interpretersOnce sync.Once
-	interpreters     map[string]string
-)
-
-// interpreterFor returns the host's real interpreter binary for language
-// (not a pyenv shim, which needs the caller's environment), or skips.
-func interpreterFor(t testing.TB, language string) string {
-	t.Helper()
-	interpretersOnce.Do(func() {
-		interpreters = map[string]string{}
-		if out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output(); err == nil {
-			interpreters[LanguagePython] = strings.TrimSpace(string(out))
-		}
-		if out, err := exec.Command("node", "-p", "process.execPath").Output(); err == nil {
-			interpreters[LanguageNode] = strings.TrimSpace(string(out))
-		}
-	})
-	p, ok := interpreters[language]
-	if !ok {
-		t.Skipf("no %s interpreter on this host", language)
-	}
-	return p
-}
-
 // testConfig is a config for an agent that runs code as the test's user
-// in a fresh working directory.
+// in a fresh working directory, with the interpreter the agent finds on
+// SearchPath in the template's root filesystem (template_root_test.go).
 func testConfig(t testing.TB, language string) Config {
-	return Config{Language: language, Interpreter: interpreterFor(t, language), Workdir: t.TempDir()}
+	t.Helper()
+	templateImage(t, language)
+	return Config{Language: language, Workdir: t.TempDir()}
 }
 
 // lockedBuffer collects the agent's log.
@@ -124,17 +108,27 @@ func startAgent(t testing.TB, cfg Config) *client {
 }
 
 // startAgentWith is startAgent with process attributes for the agent (a
-// new PID namespace makes it PID 1).
+// new PID namespace makes it PID 1). The agent runs in its own mount
+// namespace, chrooted into its template's root filesystem.
 func startAgentWith(t testing.TB, cfg Config, attr *syscall.SysProcAttr) *client {
 	t.Helper()
 	raw, err := json.Marshal(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	root, err := json.Marshal(newTestRoot(t, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if attr == nil {
+		attr = &syscall.SysProcAttr{}
+	}
+	attr.Cloneflags |= syscall.CLONE_NEWNS
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.SysProcAttr = attr
 	cmd.Env = append(os.Environ(),
 		agentConfigEnv+"="+string(raw),
+		testRootEnv+"="+string(root),
 		// The race detector otherwise sleeps a second before every exit.
 		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"),
 	)
