@@ -56,6 +56,9 @@ func (w fileWriter) replace(p string, content []byte) error {
 	if err == nil {
 		err = w.root.Rename(tmp, p)
 	}
+	if errors.Is(err, fs.ErrExist) { // os refuses to rename a file over a directory
+		err = fmt.Errorf("%s: %w", p, syscall.EISDIR)
+	}
 	if err != nil {
 		w.root.Remove(tmp)
 		return err
@@ -83,7 +86,10 @@ func (w fileWriter) read(p string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
+	switch {
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s: %w", p, syscall.EISDIR)
+	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%s: %w", p, ErrNotRegular)
 	}
 	if err := w.mayRead(fi); err != nil {

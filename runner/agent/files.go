@@ -47,16 +47,25 @@ type fileWriter struct {
 func (w fileWriter) write(files []wire.File) error {
 	for _, f := range files {
 		if err := checkPath(f.Path); err != nil {
-			return err
+			return &fileFailure{path: f.Path, err: err}
 		}
 	}
 	for _, f := range files {
 		if err := w.writeOne(f); err != nil {
-			return fmt.Errorf("writing %q: %w", f.Path, err)
+			return &fileFailure{path: f.Path, err: err}
 		}
 	}
 	return nil
 }
+
+// fileFailure is a request file that could not be written.
+type fileFailure struct {
+	path string
+	err  error
+}
+
+func (f *fileFailure) Error() string { return fmt.Sprintf("writing %q: %v", f.path, f.err) }
+func (f *fileFailure) Unwrap() error { return f.err }
 
 func (w fileWriter) writeOne(f wire.File) error {
 	elems := strings.Split(f.Path, "/")
