@@ -127,6 +127,11 @@ func TestE2ESessionFileErrors(t *testing.T) {
 		checkRefused(t, tc.name, status, raw, tc.wantStatus, tc.wantCode)
 	}
 
+	// Nothing was written through the link out.
+	if r := e.exec(t, id, "print(os.path.exists('/etc/x'), os.path.exists('/etc/passwd'))"); r.Stdout != "False True\n" {
+		t.Errorf("/etc/x and /etc/passwd exist: %q, want False True", r.Stdout)
+	}
+
 	// The session's own writes fill its disk; a write through the API then
 	// does not fit.
 	fill := e.exec(t, id, "import os\n"+
