@@ -73,6 +73,7 @@ func TestE2ESessionFileErrors(t *testing.T) {
 		"os.symlink('loop', 'loop')\n"+
 		"os.symlink('missing', 'dangling')\n"+
 		"os.mkfifo('fifo')\n"+
+		"import socket; socket.socket(socket.AF_UNIX).bind('sock')\n"+
 		"open('secret', 'w').write('s'); os.chmod('secret', 0)\n"+
 		"open('huge', 'wb').write(b'x' * (10 << 20 | 1))\n"+ // one byte over --max-body
 		"os.mkdir('many')\n"+
@@ -100,6 +101,7 @@ func TestE2ESessionFileErrors(t *testing.T) {
 		{"write onto a directory", "PUT", files + "?path=dir", 409, "is_a_directory"},
 		{"read a directory", "GET", files + "?path=dir", 409, "is_a_directory"},
 		{"read a pipe", "GET", files + "?path=fifo", 409, "not_a_regular_file"},
+		{"read a socket", "GET", files + "?path=sock", 409, "not_a_regular_file"},
 		{"read a link loop", "GET", files + "?path=loop", 409, "symlink_loop"},
 		{"write under a link loop", "PUT", files + "?path=loop/x", 409, "symlink_loop"},
 		{"list a link loop", "GET", files + "?list=loop", 409, "symlink_loop"},

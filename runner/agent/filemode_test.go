@@ -51,6 +51,7 @@ func TestFileAck(t *testing.T) {
 		{name: "too large", err: fmt.Errorf("f: %w", ErrFileTooLarge), want: wire.Ack{ID: 1, Error: "f: file too large", BadRequest: true, Code: "too_large"}},
 		{name: "too many entries", err: fmt.Errorf("d: %w", ErrTooManyEntries), want: wire.Ack{ID: 1, Error: "d: too many directory entries", BadRequest: true, Code: "too_many_entries"}},
 		{name: "a pipe", err: fmt.Errorf("p: %w", ErrNotRegular), want: wire.Ack{ID: 1, Error: "p: not a regular file", BadRequest: true, Code: "not_regular"}},
+		{name: "a socket", err: &fs.PathError{Op: "openat", Path: "s", Err: syscall.ENXIO}, want: wire.Ack{ID: 1, Error: "openat s: no such device or address", BadRequest: true, Code: "not_regular"}},
 		{name: "not a directory", err: &fs.PathError{Op: "openat", Path: "f/x", Err: syscall.ENOTDIR}, want: wire.Ack{ID: 1, Error: "openat f/x: not a directory", BadRequest: true, Code: "not_dir"}},
 		{name: "a directory", err: &os.LinkError{Op: "renameat", Old: "t", New: "d", Err: syscall.EISDIR}, want: wire.Ack{ID: 1, Error: "renameat t d: is a directory", BadRequest: true, Code: "is_dir"}},
 		{name: "name too long", err: &fs.PathError{Op: "openat", Path: "n", Err: syscall.ENAMETOOLONG}, want: wire.Ack{ID: 1, Error: "openat n: file name too long", BadRequest: true, Code: "name_too_long"}},

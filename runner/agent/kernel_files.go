@@ -82,6 +82,8 @@ func fileErrCode(err error) string {
 		return wire.FileErrNotDir
 	case syscall.EISDIR:
 		return wire.FileErrIsDir
+	case syscall.ENXIO, syscall.ENODEV: // opening a socket, or a device without a driver
+		return wire.FileErrNotRegular
 	case syscall.ELOOP:
 		return wire.FileErrLoop
 	case syscall.EACCES, syscall.EPERM, syscall.EROFS:

@@ -8,7 +8,7 @@ const (
 	FileErrNameTooLong    = "name_too_long"    // ENAMETOOLONG
 	FileErrNotDir         = "not_dir"          // ENOTDIR
 	FileErrIsDir          = "is_dir"           // EISDIR
-	FileErrNotRegular     = "not_regular"      // a pipe, socket or device
+	FileErrNotRegular     = "not_regular"      // a pipe, socket or device (ENXIO, ENODEV)
 	FileErrPermission     = "permission"       // EACCES, EPERM, EROFS
 	FileErrNoSpace        = "no_space"         // ENOSPC, EDQUOT, EFBIG
 	FileErrNotFound       = "not_found"        // ENOENT
