@@ -179,7 +179,7 @@ func TestE2ERunFileErrors(t *testing.T) {
 		{name: "a directory name too long", files: []map[string]any{file(long+"/x", "x")}, wantStatus: 400, wantCode: "name_too_long"},
 		{name: "a file under a file", files: []map[string]any{file("a", "x"), file("a/b", "y")}, wantStatus: 409, wantCode: "not_a_directory"},
 		{name: "a file onto a directory", files: []map[string]any{file("a/b", "y"), file("a", "x")}, wantStatus: 409, wantCode: "is_a_directory"},
-		{name: "a parent path", files: []map[string]any{file("../x", "x")}, wantStatus: 400, wantCode: "invalid_request"},
+		{name: "a parent path", files: []map[string]any{file("../x", "x")}, wantStatus: 400, wantCode: "invalid_path"},
 		{name: "more than the disk holds", files: []map[string]any{file("big", strings.Repeat("x", 17<<20))},
 			limits: map[string]any{"disk_mb": 16}, wantStatus: 413, wantCode: "disk_full"},
 	}
