@@ -42,7 +42,7 @@ func errorCode(raw []byte) string {
 }
 
 // sandboxText are words of the agent's own errors; no answer repeats them.
-var sandboxText = []string{"openat", "renameat", ".paddock-", "mkdirat", "no such file or directory in"}
+var sandboxText = []string{"openat", "renameat", ".paddock-", "mkdirat", "bad run request", "escapes from parent"}
 
 // checkRefused checks a refusal's status and code, and that its message
 // is the API's, not the sandbox's.
