@@ -108,6 +108,7 @@ func (s *server) describeError(c *gin.Context, err error) (int, errorBody) {
 	var reqErr *requestError
 	var authErr *authError
 	var limErr *limitError
+	var fileErr *runner.FileError
 	switch {
 	case errors.As(err, &authErr) && errors.Is(err, errInsufficientScope):
 		c.Header("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s"`, authErr.scope))
@@ -150,6 +151,8 @@ func (s *server) describeError(c *gin.Context, err error) (int, errorBody) {
 		c.Header("Retry-After", s.sessionRetryAfter())
 		return http.StatusTooManyRequests, errorBody{"too_many_sessions", fmt.Sprintf(
 			"the server holds its maximum of %d sessions; delete one of yours or retry later", s.kernels.Config().MaxSessions)}
+	case errors.As(err, &fileErr) && knownFileKind(fileErr.Kind):
+		return describeFileError(fileErr)
 	case errors.Is(err, runner.ErrBadRequest):
 		return http.StatusBadRequest, errorBody{"bad_request", err.Error()}
 	case errors.Is(err, runner.ErrNotFound):

@@ -2,6 +2,8 @@ package api
 
 import (
 	"net/http"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -77,9 +79,11 @@ func (s *server) getFiles(c *gin.Context) {
 	writeJSON(c, http.StatusOK, filesBody{Files: files})
 }
 
-// checkSessionPath does the API's share of path checking; the agent in
-// the sandbox resolves the path and refuses any that leaves the working
-// directory.
+// checkSessionPath refuses what no file in the working directory can be
+// named by: the agent in the sandbox checks the same, then resolves the
+// path and refuses any that leads out (through a symbolic link). A file
+// (required) is never the working directory; a directory to list may be
+// "" or ".".
 func checkSessionPath(param, p string, required bool) (string, error) {
 	switch {
 	case p == "" && required:
@@ -88,6 +92,14 @@ func checkSessionPath(param, p string, required bool) (string, error) {
 		return "", invalid("invalid_path", "%s is too long (at most %d bytes)", param, maxPathLen)
 	case strings.IndexByte(p, 0) >= 0:
 		return "", invalid("invalid_path", "%s must not contain a NUL byte", param)
+	case strings.HasPrefix(p, "/"):
+		return "", invalid("invalid_path", "%s must be relative to the session's working directory, not absolute", param)
+	case slices.Contains(strings.Split(p, "/"), ".."):
+		return "", invalid("invalid_path", `%s must not contain ".." components`, param)
+	case p == "." && required:
+		return "", invalid("invalid_path", "%s must name a file, not the working directory", param)
+	case p != "" && path.Clean(p) != p:
+		return "", invalid("invalid_path", `%s must be a clean path: no empty or "." components, no trailing slash`, param)
 	}
 	return p, nil
 }

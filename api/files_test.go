@@ -37,13 +37,21 @@ func TestSessionFiles(t *testing.T) {
 		wantBody   string
 	}{
 		{"missing file", http.MethodGet, base + "?path=nope", "", http.StatusNotFound,
-			`{"code":"file_not_found","message":"no such file or directory in the session"}`},
+			`{"code":"file_not_found","message":"cannot read \"nope\": no such file or directory"}`},
 		{"missing dir", http.MethodGet, base + "?list=nope", "", http.StatusNotFound,
-			`{"code":"file_not_found","message":"no such file or directory in the session"}`},
+			`{"code":"file_not_found","message":"cannot list \"nope\": no such file or directory"}`},
 		{"escaping path", http.MethodGet, base + "?path=../etc/passwd", "", http.StatusBadRequest,
-			`{"code":"bad_request","message":"reading a file in session ` + id + `: fake kernel: path leaves the working directory \"../etc/passwd\": bad run request"}`},
+			`{"code":"invalid_path","message":"path must not contain \"..\" components"}`},
+		{"escaping listing", http.MethodGet, base + "?list=data/../..", "", http.StatusBadRequest,
+			`{"code":"invalid_path","message":"list must not contain \"..\" components"}`},
 		{"absolute write", http.MethodPut, base + "?path=/etc/x", "x", http.StatusBadRequest,
-			`{"code":"bad_request","message":"writing a file in session ` + id + `: fake kernel: absolute path \"/etc/x\": bad run request"}`},
+			`{"code":"invalid_path","message":"path must be relative to the session's working directory, not absolute"}`},
+		{"unclean path", http.MethodPut, base + "?path=a//b", "x", http.StatusBadRequest,
+			`{"code":"invalid_path","message":"path must be a clean path: no empty or \".\" components, no trailing slash"}`},
+		{"trailing slash", http.MethodGet, base + "?list=data/", "", http.StatusBadRequest,
+			`{"code":"invalid_path","message":"list must be a clean path: no empty or \".\" components, no trailing slash"}`},
+		{"working directory as a file", http.MethodGet, base + "?path=.", "", http.StatusBadRequest,
+			`{"code":"invalid_path","message":"path must name a file, not the working directory"}`},
 		{"no path", http.MethodPut, base, "x", http.StatusBadRequest,
 			`{"code":"invalid_path","message":"path is required (a path relative to the session's working directory)"}`},
 		{"empty path", http.MethodGet, base + "?path=", "", http.StatusBadRequest,
@@ -70,8 +78,10 @@ func TestSessionFiles(t *testing.T) {
 	if err := f.kernel(t, 1).WriteFile(t.Context(), "huge", make([]byte, 65)); err != nil {
 		t.Fatal(err)
 	}
-	rec = f.do(t, http.MethodGet, base+"?path=huge", "")
-	if rec.Code != http.StatusBadRequest {
-		t.Errorf("reading an oversized file: %d %s, want 400", rec.Code, rec.Body)
+	checkResponse(t, f.do(t, http.MethodGet, base+"?path=huge", ""), http.StatusBadRequest,
+		`{"code":"file_too_large","message":"cannot read \"huge\": the file is larger than a read may return (--max-body)"}`+"\n")
+	// "." lists the working directory, as "" does.
+	if rec := f.do(t, http.MethodGet, base+"?list=.", ""); rec.Code != http.StatusOK {
+		t.Errorf("listing \".\": %d %s, want 200", rec.Code, rec.Body)
 	}
 }

@@ -89,10 +89,10 @@ func toFiles(files []fileRequest) ([]runner.File, error) {
 	for i, f := range files {
 		p, err := cleanFilePath(f.Path)
 		if err != nil {
-			return nil, invalid("invalid_request", "files[%d].path %s", i, err)
+			return nil, invalid("invalid_path", "files[%d].path %s", i, err)
 		}
 		if j, dup := seen[p]; dup {
-			return nil, invalid("invalid_request", "files[%d].path %q is the same file as files[%d].path", i, f.Path, j)
+			return nil, invalid("invalid_path", "files[%d].path %q is the same file as files[%d].path", i, f.Path, j)
 		}
 		seen[p] = i
 		var content []byte

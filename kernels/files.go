@@ -8,8 +8,8 @@ import (
 
 // File operations run beside a running cell: each is its own request to
 // the kernel, which resolves paths inside the sandbox and refuses those
-// leaving the working directory (runner.ErrBadRequest); a missing file is
-// runner.ErrNotFound.
+// leaving the working directory; a *runner.FileError says why a request
+// was refused (a missing file is also runner.ErrNotFound).
 
 // WriteFile writes content to path in the owner's session id.
 func (m *Manager) WriteFile(ctx context.Context, owner, id, path string, content []byte) error {

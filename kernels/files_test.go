@@ -17,10 +17,11 @@ func TestFiles(t *testing.T) {
 		t.Fatalf("WriteFile: %v", err)
 	}
 	tests := []struct {
-		name    string
-		op      func() (any, error)
-		want    any
-		wantErr error
+		name     string
+		op       func() (any, error)
+		want     any
+		wantErr  error
+		wantKind runner.FileErrorKind // a *runner.FileError of this kind instead of wantErr
 	}{
 		{name: "read", op: func() (any, error) {
 			b, err := f.m.ReadFile(t.Context(), "", info.ID, "data/a.csv", 100)
@@ -28,13 +29,13 @@ func TestFiles(t *testing.T) {
 		}, want: "x,y\n"},
 		{name: "read too large", op: func() (any, error) {
 			return f.m.ReadFile(t.Context(), "", info.ID, "data/a.csv", 2)
-		}, wantErr: runner.ErrBadRequest},
+		}, wantKind: runner.FileTooLarge},
 		{name: "read missing", op: func() (any, error) {
 			return f.m.ReadFile(t.Context(), "", info.ID, "nope", 100)
 		}, wantErr: runner.ErrNotFound},
 		{name: "write escaping", op: func() (any, error) {
 			return nil, f.m.WriteFile(t.Context(), "", info.ID, "../x", nil)
-		}, wantErr: runner.ErrBadRequest},
+		}, wantKind: runner.FileBadPath},
 		{name: "list", op: func() (any, error) {
 			return f.m.ListFiles(t.Context(), "", info.ID, "data")
 		}, want: []runner.FileInfo{{Name: "a.csv", Size: 4, Mode: "-rw-r--r--", MTime: runnertest.FileMTime}}},
@@ -42,6 +43,13 @@ func TestFiles(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.op()
+			if tc.wantKind != "" {
+				var fe *runner.FileError
+				if !errors.As(err, &fe) || fe.Kind != tc.wantKind {
+					t.Fatalf("error = %v, want a FileError of kind %s", err, tc.wantKind)
+				}
+				return
+			}
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("error = %v, want %v", err, tc.wantErr)
 			}

@@ -37,8 +37,8 @@ type Kernel interface {
 	Restart(ctx context.Context) error
 	// WriteFile, ReadFile and ListFiles work inside the kernel's working
 	// directory. Paths are resolved inside the sandbox by the agent and may
-	// not leave the working directory (ErrBadRequest wraps a refusal;
-	// ErrNotFound a missing file).
+	// not leave the working directory. A *FileError says why the sandbox
+	// refused one (a missing file is also ErrNotFound).
 	WriteFile(ctx context.Context, path string, content []byte) error
 	ReadFile(ctx context.Context, path string, maxBytes int64) ([]byte, error)
 	ListFiles(ctx context.Context, dir string) ([]FileInfo, error)

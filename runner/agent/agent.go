@@ -57,6 +57,10 @@ func (a *Agent) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		return a.failStart(w, err)
 	}
 	defer root.Close()
+	files, err := newFileWriter(root, a.cfg.switchesUser(), a.cfg.UID, a.cfg.GID)
+	if err != nil {
+		return a.failStart(w, err)
+	}
 
 	rp := startReaper(ctx, a.log)
 	interp, pumps, err := a.prestart(ctx, rp)
@@ -66,7 +70,7 @@ func (a *Agent) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := &session{
 		agent:  a,
 		w:      w,
-		files:  fileWriter{root: root, chown: a.cfg.switchesUser(), uid: a.cfg.UID, gid: a.cfg.GID},
+		files:  files,
 		reaper: rp,
 		interp: interp,
 		pumps:  pumps,

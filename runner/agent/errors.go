@@ -27,7 +27,7 @@ var (
 	ErrKernelLost = errors.New("kernel lost")
 	// ErrFileTooLarge means a file is larger than a read may return.
 	ErrFileTooLarge = errors.New("file too large")
-	// ErrNotRegular means a read named a directory, a pipe or a device.
+	// ErrNotRegular means a read named a pipe, a socket or a device.
 	ErrNotRegular = errors.New("not a regular file")
 	// ErrTooManyEntries means a directory holds more entries than a listing
 	// may return.

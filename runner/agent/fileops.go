@@ -29,22 +29,25 @@ const maxListEntries = 10_000
 
 // replace writes content to p, creating missing parent directories: the
 // content goes to a new file, owned by the user, that is then renamed over
-// p.
+// p. The directory is open, confined, throughout: the new file and the
+// rename are relative to it.
 func (w fileWriter) replace(p string, content []byte) error {
 	if err := checkPath(p); err != nil {
 		return err
 	}
-	elems := strings.Split(p, "/")
-	for i := 1; i < len(elems); i++ {
-		if err := w.mkdir(path.Join(elems[:i]...)); err != nil {
-			return err
-		}
-	}
-	tmp := path.Join(path.Dir(p), ".paddock-"+rand.Text()+".tmp")
-	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	d, err := w.mkdirAll(path.Dir(p))
 	if err != nil {
 		return err
 	}
+	defer d.Close()
+	dfd := int(d.Fd())
+	base := path.Base(p)
+	tmp := ".paddock-" + rand.Text() + ".tmp"
+	fd, err := syscall.Openat(dfd, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+	if err != nil {
+		return &fs.PathError{Op: "openat", Path: path.Join(path.Dir(p), tmp), Err: err}
+	}
+	f := os.NewFile(uintptr(fd), tmp)
 	_, err = f.Write(content)
 	if err == nil {
 		err = f.Chmod(0o644)
@@ -54,10 +57,15 @@ func (w fileWriter) replace(p string, content []byte) error {
 	}
 	err = errors.Join(err, f.Close())
 	if err == nil {
-		err = w.root.Rename(tmp, p)
+		if err = syscall.Renameat(dfd, tmp, dfd, base); err != nil {
+			err = &os.LinkError{Op: "renameat", Old: tmp, New: p, Err: err}
+		}
+	}
+	if errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTEMPTY) {
+		err = fmt.Errorf("%s: %w", p, syscall.EISDIR) // a file cannot replace a directory
 	}
 	if err != nil {
-		w.root.Remove(tmp)
+		syscall.Unlinkat(dfd, tmp)
 		return err
 	}
 	return nil
@@ -74,7 +82,7 @@ func (w fileWriter) read(p string, max int64) ([]byte, error) {
 		limit = max
 	}
 	// Non-blocking: opening a pipe must not wait for a writer.
-	f, err := w.root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := w.open(p, os.O_RDONLY|syscall.O_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +91,10 @@ func (w fileWriter) read(p string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
+	switch {
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s: %w", p, syscall.EISDIR)
+	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%s: %w", p, ErrNotRegular)
 	}
 	if err := w.mayRead(fi); err != nil {
@@ -135,7 +146,7 @@ func (w fileWriter) list(p string) ([]wire.FileEntry, error) {
 	} else if err := checkPath(p); err != nil {
 		return nil, err
 	}
-	d, err := w.root.Open(name)
+	d, err := w.open(name, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}

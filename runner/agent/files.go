@@ -1,9 +1,7 @@
 package agent
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -33,62 +31,42 @@ func checkPath(p string) error {
 	return nil
 }
 
-// fileWriter writes request files beneath root, owned by the user.
+// fileWriter writes request files beneath root, owned by the user. dir is
+// root's path, as the kernel names it.
 type fileWriter struct {
 	root  *os.Root
+	dir   string
 	chown bool
 	uid   int
 	gid   int
 }
 
-// write checks every path, then writes the files in order. Missing parent
-// directories are created; an existing file is replaced. root refuses any
-// path that resolves outside the working directory, symlinks included.
+// write checks every path, then writes the files in order (see replace).
+// Missing parent directories are created; an existing file is replaced;
+// any path that resolves outside the working directory, symlinks
+// included, is refused.
 func (w fileWriter) write(files []wire.File) error {
 	for _, f := range files {
 		if err := checkPath(f.Path); err != nil {
-			return err
+			return &fileFailure{path: f.Path, err: err}
 		}
 	}
 	for _, f := range files {
-		if err := w.writeOne(f); err != nil {
-			return fmt.Errorf("writing %q: %w", f.Path, err)
+		if err := w.replace(f.Path, f.Content); err != nil {
+			return &fileFailure{path: f.Path, err: err}
 		}
 	}
 	return nil
 }
 
-func (w fileWriter) writeOne(f wire.File) error {
-	elems := strings.Split(f.Path, "/")
-	for i := 1; i < len(elems); i++ {
-		if err := w.mkdir(path.Join(elems[:i]...)); err != nil {
-			return err
-		}
-	}
-	out, err := w.root.OpenFile(f.Path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(f.Content)
-	if err == nil {
-		err = out.Chmod(0o644)
-	}
-	if err == nil && w.chown {
-		err = out.Chown(w.uid, w.gid)
-	}
-	return errors.Join(err, out.Close())
+// fileFailure is a request file that could not be written.
+type fileFailure struct {
+	path string
+	err  error
 }
 
-func (w fileWriter) mkdir(dir string) error {
-	err := w.root.Mkdir(dir, 0o755)
-	if errors.Is(err, fs.ErrExist) {
-		return nil
-	}
-	if err == nil && w.chown {
-		err = w.root.Lchown(dir, w.uid, w.gid)
-	}
-	return err
-}
+func (f *fileFailure) Error() string { return fmt.Sprintf("writing %q: %v", f.path, f.err) }
+func (f *fileFailure) Unwrap() error { return f.err }
 
 // openWorkdir creates the working directory, gives it to the user and
 // opens it as the root every request file is written beneath.

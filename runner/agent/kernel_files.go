@@ -48,24 +48,54 @@ func fileAck(id uint64, err error) wire.Ack {
 		return a
 	}
 	a.Error = err.Error()
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		a.NotFound = true
-	case refusedPath(err):
-		a.BadRequest = true
-	}
+	a.Code = fileErrCode(err)
+	a.NotFound = a.Code == wire.FileErrNotFound
+	a.BadRequest = a.Code != "" && !a.NotFound
 	return a
 }
 
-// refusedPath reports whether err blames the request's path: malformed,
-// escaping the working directory, or naming the wrong kind of file.
-func refusedPath(err error) bool {
-	for _, target := range []error{ErrBadPath, ErrFileTooLarge, ErrNotRegular, ErrTooManyEntries, syscall.ENOTDIR, syscall.EISDIR, syscall.ELOOP, syscall.EEXIST, syscall.ENOTEMPTY} {
-		if errors.Is(err, target) {
-			return true
-		}
+// fileErrCode classifies err as one of the wire's FileErr codes when the
+// request or the state of the user's files caused it, or "" when the
+// agent itself failed.
+func fileErrCode(err error) string {
+	switch {
+	case errors.Is(err, ErrBadPath), escapes(err):
+		return wire.FileErrBadPath
+	case errors.Is(err, ErrFileTooLarge):
+		return wire.FileErrTooLarge
+	case errors.Is(err, ErrTooManyEntries):
+		return wire.FileErrTooManyEntries
+	case errors.Is(err, ErrNotRegular):
+		return wire.FileErrNotRegular
 	}
-	return escapes(err)
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		if errors.Is(err, fs.ErrPermission) { // mayRead's refusal
+			return wire.FileErrPermission
+		}
+		return ""
+	}
+	switch errno {
+	case syscall.ENAMETOOLONG:
+		return wire.FileErrNameTooLong
+	case syscall.ENOTDIR:
+		return wire.FileErrNotDir
+	case syscall.EISDIR:
+		return wire.FileErrIsDir
+	case syscall.ENXIO, syscall.ENODEV: // opening a socket, or a device without a driver
+		return wire.FileErrNotRegular
+	case syscall.ELOOP:
+		return wire.FileErrLoop
+	case syscall.EACCES, syscall.EPERM, syscall.EROFS:
+		return wire.FileErrPermission
+	case syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG:
+		return wire.FileErrNoSpace
+	case syscall.ENOENT:
+		return wire.FileErrNotFound
+	case syscall.EEXIST, syscall.ENOTEMPTY:
+		return wire.FileErrExists
+	}
+	return ""
 }
 
 // escapes reports whether err is os.Root's refusal to leave its directory,

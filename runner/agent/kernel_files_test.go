@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -34,11 +35,12 @@ func (k *kernelClient) listFiles(p string) wire.Ack {
 // ackShape is what a file test checks of an Ack.
 type ackShape struct {
 	ok, badRequest, notFound bool
+	code                     string
 	content                  string
 }
 
 func shapeOf(a wire.Ack) ackShape {
-	return ackShape{ok: a.Error == "", badRequest: a.BadRequest, notFound: a.NotFound, content: string(a.Content)}
+	return ackShape{ok: a.Error == "", badRequest: a.BadRequest, notFound: a.NotFound, code: a.Code, content: string(a.Content)}
 }
 
 func TestKernelFiles(t *testing.T) {
@@ -55,8 +57,11 @@ func TestKernelFiles(t *testing.T) {
 		"os.mkfifo('pipe')\n" +
 		"os.mkdir('sub')\n" +
 		"open('sub/in.txt', 'w').write('inside')\n" +
-		"os.symlink('sub/in.txt', 'link-in')"
+		"os.symlink('sub/in.txt', 'link-in')\n" +
+		"os.symlink('loop', 'loop')\n" +
+		"os.symlink('missing', 'dangling')"
 	k.execute(wire.Execute{Code: plant}).mustDone(t, "ok", "ok")
+	long := strings.Repeat("n", 256) // one more than a name may have
 	passwd, err := os.ReadFile("/etc/passwd")
 	if err != nil {
 		t.Fatal(err)
@@ -70,26 +75,33 @@ func TestKernelFiles(t *testing.T) {
 		{name: "write nested", do: func() wire.Ack { return k.writeFile("a/b/c.txt", []byte("hello")) }, want: ackShape{ok: true}},
 		{name: "read it back", do: func() wire.Ack { return k.readFile("a/b/c.txt", 0) }, want: ackShape{ok: true, content: "hello"}},
 		{name: "read within max", do: func() wire.Ack { return k.readFile("a/b/c.txt", 5) }, want: ackShape{ok: true, content: "hello"}},
-		{name: "read over max", do: func() wire.Ack { return k.readFile("a/b/c.txt", 4) }, want: ackShape{badRequest: true}},
+		{name: "read over max", do: func() wire.Ack { return k.readFile("a/b/c.txt", 4) }, want: ackShape{badRequest: true, code: "too_large"}},
 		{name: "read an empty file", do: func() wire.Ack { k.writeFile("empty", nil); return k.readFile("empty", 0) }, want: ackShape{ok: true}},
-		{name: "read missing", do: func() wire.Ack { return k.readFile("nope.txt", 0) }, want: ackShape{notFound: true}},
-		{name: "read a directory", do: func() wire.Ack { return k.readFile("a", 0) }, want: ackShape{badRequest: true}},
-		{name: "read a pipe", do: func() wire.Ack { return k.readFile("pipe", 0) }, want: ackShape{badRequest: true}},
+		{name: "read missing", do: func() wire.Ack { return k.readFile("nope.txt", 0) }, want: ackShape{notFound: true, code: "not_found"}},
+		{name: "read a directory", do: func() wire.Ack { return k.readFile("a", 0) }, want: ackShape{badRequest: true, code: "is_dir"}},
+		{name: "read a pipe", do: func() wire.Ack { return k.readFile("pipe", 0) }, want: ackShape{badRequest: true, code: "not_regular"}},
 		{name: "read a link inside", do: func() wire.Ack { return k.readFile("link-in", 0) }, want: ackShape{ok: true, content: "inside"}},
-		{name: "read through a link to /etc/passwd", do: func() wire.Ack { return k.readFile("out.txt", 0) }, want: ackShape{badRequest: true}},
-		{name: "read through a relative link out", do: func() wire.Ack { return k.readFile("o3", 0) }, want: ackShape{badRequest: true}},
-		{name: "read through /proc", do: func() wire.Ack { return k.readFile("o2", 0) }, want: ackShape{badRequest: true}},
-		{name: "read parent", do: func() wire.Ack { return k.readFile("../x", 0) }, want: ackShape{badRequest: true}},
-		{name: "read absolute", do: func() wire.Ack { return k.readFile("/etc/passwd", 0) }, want: ackShape{badRequest: true}},
-		{name: "write parent", do: func() wire.Ack { return k.writeFile("../x", []byte("x")) }, want: ackShape{badRequest: true}},
-		{name: "write absolute", do: func() wire.Ack { return k.writeFile("/tmp/x", []byte("x")) }, want: ackShape{badRequest: true}},
-		{name: "write through a directory link out", do: func() wire.Ack { return k.writeFile("outdir/x", []byte("x")) }, want: ackShape{badRequest: true}},
-		{name: "write onto a directory", do: func() wire.Ack { return k.writeFile("a", []byte("x")) }, want: ackShape{badRequest: true}},
-		{name: "write under a file", do: func() wire.Ack { return k.writeFile("a/b/c.txt/d", []byte("x")) }, want: ackShape{badRequest: true}},
-		{name: "list a file", do: func() wire.Ack { return k.listFiles("a/b/c.txt") }, want: ackShape{badRequest: true}},
-		{name: "list missing", do: func() wire.Ack { return k.listFiles("nope") }, want: ackShape{notFound: true}},
-		{name: "list through a link out", do: func() wire.Ack { return k.listFiles("outdir") }, want: ackShape{badRequest: true}},
-		{name: "list parent", do: func() wire.Ack { return k.listFiles("..") }, want: ackShape{badRequest: true}},
+		{name: "read through a link to /etc/passwd", do: func() wire.Ack { return k.readFile("out.txt", 0) }, want: ackShape{badRequest: true, code: "bad_path"}},
+		{name: "read through a relative link out", do: func() wire.Ack { return k.readFile("o3", 0) }, want: ackShape{badRequest: true, code: "bad_path"}},
+		{name: "read through /proc", do: func() wire.Ack { return k.readFile("o2", 0) }, want: ackShape{badRequest: true, code: "bad_path"}},
+		{name: "read parent", do: func() wire.Ack { return k.readFile("../x", 0) }, want: ackShape{badRequest: true, code: "bad_path"}},
+		{name: "read absolute", do: func() wire.Ack { return k.readFile("/etc/passwd", 0) }, want: ackShape{badRequest: true, code: "bad_path"}},
+		{name: "write parent", do: func() wire.Ack { return k.writeFile("../x", []byte("x")) }, want: ackShape{badRequest: true, code: "bad_path"}},
+		{name: "write absolute", do: func() wire.Ack { return k.writeFile("/tmp/x", []byte("x")) }, want: ackShape{badRequest: true, code: "bad_path"}},
+		{name: "write through a directory link out", do: func() wire.Ack { return k.writeFile("outdir/x", []byte("x")) }, want: ackShape{badRequest: true, code: "bad_path"}},
+		{name: "write onto a directory", do: func() wire.Ack { return k.writeFile("a", []byte("x")) }, want: ackShape{badRequest: true, code: "is_dir"}},
+		{name: "write under a file", do: func() wire.Ack { return k.writeFile("a/b/c.txt/d", []byte("x")) }, want: ackShape{badRequest: true, code: "not_dir"}},
+		{name: "list a file", do: func() wire.Ack { return k.listFiles("a/b/c.txt") }, want: ackShape{badRequest: true, code: "not_dir"}},
+		{name: "list missing", do: func() wire.Ack { return k.listFiles("nope") }, want: ackShape{notFound: true, code: "not_found"}},
+		{name: "list through a link out", do: func() wire.Ack { return k.listFiles("outdir") }, want: ackShape{badRequest: true, code: "bad_path"}},
+		{name: "list parent", do: func() wire.Ack { return k.listFiles("..") }, want: ackShape{badRequest: true, code: "bad_path"}},
+		{name: "write a name too long", do: func() wire.Ack { return k.writeFile(long, []byte("x")) }, want: ackShape{badRequest: true, code: "name_too_long"}},
+		{name: "write under a name too long", do: func() wire.Ack { return k.writeFile(long+"/x", []byte("x")) }, want: ackShape{badRequest: true, code: "name_too_long"}},
+		{name: "read a name too long", do: func() wire.Ack { return k.readFile(long, 0) }, want: ackShape{badRequest: true, code: "name_too_long"}},
+		{name: "list a name too long", do: func() wire.Ack { return k.listFiles(long) }, want: ackShape{badRequest: true, code: "name_too_long"}},
+		{name: "read a link loop", do: func() wire.Ack { return k.readFile("loop", 0) }, want: ackShape{badRequest: true, code: "loop"}},
+		{name: "write under a link loop", do: func() wire.Ack { return k.writeFile("loop/x", []byte("x")) }, want: ackShape{badRequest: true, code: "loop"}},
+		{name: "write under a dangling link", do: func() wire.Ack { return k.writeFile("dangling/x", []byte("x")) }, want: ackShape{notFound: true, code: "not_found"}},
 	}
 	for _, tt := range tests {
 		if got := shapeOf(tt.do()); got != tt.want {
@@ -127,7 +139,7 @@ func TestKernelFiles(t *testing.T) {
 	for _, e := range k.listFiles("").Entries {
 		names = append(names, e.Name+" "+e.Mode[:1])
 	}
-	wantNames := []string{"a d", "empty -", "link-in l", "o2 l", "o3 l", "out.txt -", "outdir l", "pipe p", "sub d"}
+	wantNames := []string{"a d", "dangling l", "empty -", "link-in l", "loop l", "o2 l", "o3 l", "out.txt -", "outdir l", "pipe p", "sub d"}
 	if !reflect.DeepEqual(names, wantNames) {
 		t.Errorf("list: %q, want %q", names, wantNames)
 	}
@@ -174,8 +186,8 @@ func TestKernelFilesAsUser(t *testing.T) {
 	if err := os.Link(secret, filepath.Join(cfg.Workdir, "hard")); err != nil {
 		t.Fatal(err)
 	}
-	if got := shapeOf(k.readFile("hard", 0)); got != (ackShape{}) {
-		t.Errorf("read of a root-only hard link: %+v, want a plain error", got)
+	if got, want := shapeOf(k.readFile("hard", 0)), (ackShape{badRequest: true, code: "permission"}); got != want {
+		t.Errorf("read of a root-only hard link: %+v, want %+v", got, want)
 	}
 	// Writing it replaces the link: the root-owned file is untouched.
 	if a := k.writeFile("hard", []byte("mine")); a.Error != "" {

@@ -13,15 +13,20 @@ import (
 
 func TestBadRequest(t *testing.T) {
 	t.Parallel()
+	long := strings.Repeat("n", 256) // one more than a name may have
 	tests := []struct {
-		name string
-		req  wire.Run
+		name     string
+		req      wire.Run
+		wantCode string // and then the file's path in Fail.Path
+		wantPath string
 	}{
-		{name: "parent path", req: wire.Run{Files: []wire.File{{Path: "../x", Content: []byte("x")}}}},
-		{name: "absolute path", req: wire.Run{Files: []wire.File{{Path: "/etc/x", Content: []byte("x")}}}},
-		{name: "parent inside path", req: wire.Run{Files: []wire.File{{Path: "a/../../x", Content: []byte("x")}}}},
-		{name: "good then bad", req: wire.Run{Files: []wire.File{{Path: "ok.txt"}, {Path: "../x"}}}},
-		{name: "empty path", req: wire.Run{Files: []wire.File{{Path: ""}}}},
+		{name: "parent path", req: wire.Run{Files: []wire.File{{Path: "../x", Content: []byte("x")}}}, wantCode: "bad_path", wantPath: "../x"},
+		{name: "absolute path", req: wire.Run{Files: []wire.File{{Path: "/etc/x", Content: []byte("x")}}}, wantCode: "bad_path", wantPath: "/etc/x"},
+		{name: "parent inside path", req: wire.Run{Files: []wire.File{{Path: "a/../../x", Content: []byte("x")}}}, wantCode: "bad_path", wantPath: "a/../../x"},
+		{name: "good then bad", req: wire.Run{Files: []wire.File{{Path: "ok.txt"}, {Path: "../x"}}}, wantCode: "bad_path", wantPath: "../x"},
+		{name: "empty path", req: wire.Run{Files: []wire.File{{Path: ""}}}, wantCode: "bad_path", wantPath: ""},
+		{name: "name too long", req: wire.Run{Files: []wire.File{{Path: "d/" + long}}}, wantCode: "name_too_long", wantPath: "d/" + long},
+		{name: "parent is a file", req: wire.Run{Files: []wire.File{{Path: "f"}, {Path: "f/x"}}}, wantCode: "not_dir", wantPath: "f/x"},
 		{name: "negative timeout", req: wire.Run{TimeoutMS: -1}},
 		{name: "env name with equals", req: wire.Run{Env: map[string]string{"A=B": "c"}}},
 		{name: "argument with NUL", req: wire.Run{Args: []string{"a\x00b"}}},
@@ -36,6 +41,9 @@ func TestBadRequest(t *testing.T) {
 			res := c.run(tt.req)
 			if res.fail == nil || !res.fail.BadRequest || res.fail.Message == "" {
 				t.Fatalf("got fail %+v, exit %+v; want a bad request", res.fail, res.exit)
+			}
+			if res.fail.Code != tt.wantCode || res.fail.Path != tt.wantPath {
+				t.Errorf("fail code %q path %q, want %q %q", res.fail.Code, res.fail.Path, tt.wantCode, tt.wantPath)
 			}
 			for _, p := range []string{filepath.Join(cfg.Workdir, "ran"), filepath.Join(cfg.Workdir, "ok.txt"), filepath.Join(filepath.Dir(cfg.Workdir), "x")} {
 				if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {

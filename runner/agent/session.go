@@ -99,7 +99,7 @@ func (s *session) handle(ctx context.Context, f wire.Frame) error {
 	var rf runFailure
 	if errors.As(err, &rf) {
 		s.agent.log.Warn("run refused", "err", rf.err, "bad_request", rf.badRequest)
-		return s.fail(rf.badRequest, rf.err.Error())
+		return s.failRun(rf)
 	}
 	if err != nil {
 		return err
@@ -154,7 +154,24 @@ func (s *session) close() error {
 }
 
 func (s *session) fail(badRequest bool, msg string) error {
-	if err := writeJSON(s.w, wire.TypeFail, wire.Fail{BadRequest: badRequest, Message: msg}); err != nil {
+	return s.sendFail(wire.Fail{BadRequest: badRequest, Message: msg})
+}
+
+// failRun reports a refused run. A request file that could not be written
+// carries its path and the reason's code; one that failed for no reason
+// the request explains is the agent's own failure.
+func (s *session) failRun(rf runFailure) error {
+	f := wire.Fail{BadRequest: rf.badRequest, Message: rf.err.Error()}
+	var ff *fileFailure
+	if errors.As(rf.err, &ff) {
+		f.Path, f.Code = ff.path, fileErrCode(ff.err)
+		f.BadRequest = f.Code != ""
+	}
+	return s.sendFail(f)
+}
+
+func (s *session) sendFail(f wire.Fail) error {
+	if err := writeJSON(s.w, wire.TypeFail, f); err != nil {
 		return fmt.Errorf("sending fail: %w", err)
 	}
 	return nil

@@ -12,7 +12,7 @@ import (
 
 // WriteFile calls WriteFileFunc or stores content in the in-memory working
 // directory. A path that is empty, absolute, has a NUL byte or a ".."
-// component is refused with runner.ErrBadRequest, as the agent would.
+// component is refused with a runner.FileError, as the agent would.
 func (k *Kernel) WriteFile(ctx context.Context, p string, content []byte) error {
 	if k.isLost() {
 		return k.lostErr()
@@ -20,7 +20,7 @@ func (k *Kernel) WriteFile(ctx context.Context, p string, content []byte) error 
 	if k.WriteFileFunc != nil {
 		return k.WriteFileFunc(ctx, p, content)
 	}
-	clean, err := cleanPath(p)
+	clean, err := cleanPath(runner.FileWrite, p)
 	if err != nil {
 		return err
 	}
@@ -30,9 +30,9 @@ func (k *Kernel) WriteFile(ctx context.Context, p string, content []byte) error 
 	return nil
 }
 
-// ReadFile calls ReadFileFunc or reads the in-memory file: runner.ErrNotFound
-// when it is missing, runner.ErrBadRequest when it has more than maxBytes
-// (when maxBytes > 0) or the path is refused.
+// ReadFile calls ReadFileFunc or reads the in-memory file; a runner.FileError
+// when it is missing, has more than maxBytes (when maxBytes > 0) or the
+// path is refused.
 func (k *Kernel) ReadFile(ctx context.Context, p string, maxBytes int64) ([]byte, error) {
 	if k.isLost() {
 		return nil, k.lostErr()
@@ -40,7 +40,7 @@ func (k *Kernel) ReadFile(ctx context.Context, p string, maxBytes int64) ([]byte
 	if k.ReadFileFunc != nil {
 		return k.ReadFileFunc(ctx, p, maxBytes)
 	}
-	clean, err := cleanPath(p)
+	clean, err := cleanPath(runner.FileRead, p)
 	if err != nil {
 		return nil, err
 	}
@@ -49,16 +49,17 @@ func (k *Kernel) ReadFile(ctx context.Context, p string, maxBytes int64) ([]byte
 	b, ok := k.files[clean]
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("fake kernel: reading %s: %w", clean, runner.ErrNotFound)
+		return nil, &runner.FileError{Op: runner.FileRead, Path: p, Kind: runner.FileNotFound, Detail: "fake kernel: no " + clean}
 	case maxBytes > 0 && int64(len(b)) > maxBytes:
-		return nil, fmt.Errorf("fake kernel: %s is larger than %d bytes: %w", clean, maxBytes, runner.ErrBadRequest)
+		return nil, &runner.FileError{Op: runner.FileRead, Path: p, Kind: runner.FileTooLarge,
+			Detail: fmt.Sprintf("fake kernel: %s is larger than %d bytes", clean, maxBytes)}
 	}
 	return append([]byte(nil), b...), nil
 }
 
 // ListFiles calls ListFilesFunc or lists the in-memory directory dir (""
 // or "." is the working directory), sorted by name; every file reports
-// FileMTime. A directory with nothing in it is runner.ErrNotFound.
+// FileMTime. A directory with nothing in it is not found (a runner.FileError).
 func (k *Kernel) ListFiles(ctx context.Context, dir string) ([]runner.FileInfo, error) {
 	if k.isLost() {
 		return nil, k.lostErr()
@@ -68,7 +69,7 @@ func (k *Kernel) ListFiles(ctx context.Context, dir string) ([]runner.FileInfo, 
 	}
 	prefix := ""
 	if dir != "" && dir != "." {
-		clean, err := cleanPath(dir)
+		clean, err := cleanPath(runner.FileList, dir)
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +90,7 @@ func (k *Kernel) ListFiles(ctx context.Context, dir string) ([]runner.FileInfo, 
 		}
 	}
 	if len(byName) == 0 && prefix != "" {
-		return nil, fmt.Errorf("fake kernel: listing %s: %w", dir, runner.ErrNotFound)
+		return nil, &runner.FileError{Op: runner.FileList, Path: dir, Kind: runner.FileNotFound, Detail: "fake kernel: no " + dir}
 	}
 	out := make([]runner.FileInfo, 0, len(byName))
 	for _, fi := range byName {
@@ -99,7 +100,7 @@ func (k *Kernel) ListFiles(ctx context.Context, dir string) ([]runner.FileInfo, 
 	return out, nil
 }
 
-func cleanPath(p string) (string, error) {
+func cleanPath(op runner.FileOp, p string) (string, error) {
 	var why string
 	switch {
 	case p == "":
@@ -114,7 +115,7 @@ func cleanPath(p string) (string, error) {
 		why = "path names the working directory"
 	}
 	if why != "" {
-		return "", fmt.Errorf("fake kernel: %s %q: %w", why, p, runner.ErrBadRequest)
+		return "", &runner.FileError{Op: op, Path: p, Kind: runner.FileBadPath, Detail: "fake kernel: " + why}
 	}
 	return path.Clean(p), nil
 }

@@ -237,17 +237,18 @@ func TestKernelFiles(t *testing.T) {
 		}
 	}
 	tests := []struct {
-		name    string
-		op      func() (any, error)
-		want    any
-		wantErr error
+		name     string
+		op       func() (any, error)
+		want     any
+		wantErr  error
+		wantKind runner.FileErrorKind // a *runner.FileError of this kind instead of wantErr
 	}{
 		{name: "read", op: func() (any, error) { b, err := k.ReadFile(t.Context(), "./a.txt", 0); return string(b), err }, want: "hello"},
 		{name: "read at the cap", op: func() (any, error) { b, err := k.ReadFile(t.Context(), "a.txt", 5); return string(b), err }, want: "hello"},
-		{name: "read over the cap", op: func() (any, error) { _, err := k.ReadFile(t.Context(), "a.txt", 4); return nil, err }, wantErr: runner.ErrBadRequest},
+		{name: "read over the cap", op: func() (any, error) { _, err := k.ReadFile(t.Context(), "a.txt", 4); return nil, err }, wantKind: runner.FileTooLarge},
 		{name: "read missing", op: func() (any, error) { _, err := k.ReadFile(t.Context(), "nope", 0); return nil, err }, wantErr: runner.ErrNotFound},
-		{name: "read escaping", op: func() (any, error) { _, err := k.ReadFile(t.Context(), "../etc/passwd", 0); return nil, err }, wantErr: runner.ErrBadRequest},
-		{name: "write absolute", op: func() (any, error) { return nil, k.WriteFile(t.Context(), "/etc/x", nil) }, wantErr: runner.ErrBadRequest},
+		{name: "read escaping", op: func() (any, error) { _, err := k.ReadFile(t.Context(), "../etc/passwd", 0); return nil, err }, wantKind: runner.FileBadPath},
+		{name: "write absolute", op: func() (any, error) { return nil, k.WriteFile(t.Context(), "/etc/x", nil) }, wantKind: runner.FileBadPath},
 		{name: "list root", op: func() (any, error) { return k.ListFiles(t.Context(), "") }, want: []runner.FileInfo{
 			{Name: "a.txt", Size: 5, Mode: "-rw-r--r--", MTime: runnertest.FileMTime},
 			{Name: "d", IsDir: true, Mode: "drwxr-xr-x", MTime: runnertest.FileMTime},
@@ -261,6 +262,13 @@ func TestKernelFiles(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.op()
+			if tc.wantKind != "" {
+				var fe *runner.FileError
+				if !errors.As(err, &fe) || fe.Kind != tc.wantKind {
+					t.Fatalf("error = %v, want a FileError of kind %s", err, tc.wantKind)
+				}
+				return
+			}
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("error = %v, want %v", err, tc.wantErr)
 			}

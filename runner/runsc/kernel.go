@@ -184,6 +184,11 @@ func ackErr(a wire.Ack) error {
 	switch {
 	case a.Error == "":
 		return nil
+	case a.Code != "":
+		if kind, ok := fileErrorKind(a.Code); ok {
+			return &runner.FileError{Kind: kind, Detail: a.Error}
+		}
+		return fmt.Errorf("agent answered with unknown file error code %q: %s", a.Code, a.Error)
 	case a.BadRequest:
 		return fmt.Errorf("%w: %s", runner.ErrBadRequest, a.Error)
 	case a.NotFound:

@@ -110,14 +110,14 @@ func (k *kernel) Restart(ctx context.Context) error {
 func (k *kernel) WriteFile(ctx context.Context, path string, content []byte) error {
 	id := k.nextID.Add(1)
 	_, err := k.request(ctx, wire.TypeFileWrite, id, wire.FileWrite{ID: id, Path: path, Content: content}, requestTimeout)
-	return err
+	return fileOpErr(err, runner.FileWrite, path)
 }
 
 func (k *kernel) ReadFile(ctx context.Context, path string, maxBytes int64) ([]byte, error) {
 	id := k.nextID.Add(1)
 	a, err := k.request(ctx, wire.TypeFileRead, id, wire.FileRead{ID: id, Path: path, Max: maxBytes}, requestTimeout)
 	if err != nil {
-		return nil, err
+		return nil, fileOpErr(err, runner.FileRead, path)
 	}
 	return a.Content, nil
 }
@@ -126,7 +126,7 @@ func (k *kernel) ListFiles(ctx context.Context, dir string) ([]runner.FileInfo, 
 	id := k.nextID.Add(1)
 	a, err := k.request(ctx, wire.TypeFileList, id, wire.FileRead{ID: id, Path: dir}, requestTimeout)
 	if err != nil {
-		return nil, err
+		return nil, fileOpErr(err, runner.FileList, dir)
 	}
 	out := make([]runner.FileInfo, len(a.Entries))
 	for i, e := range a.Entries {

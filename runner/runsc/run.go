@@ -67,6 +67,9 @@ func (s *sandbox) Run(ctx context.Context, req runner.RunRequest, out runner.Out
 			case wire.TypeFail:
 				var f wire.Fail
 				_ = json.Unmarshal(fr.Payload, &f)
+				if kind, ok := fileErrorKind(f.Code); ok {
+					return runner.RunResult{}, &runner.FileError{Op: runner.FileRunWrite, Path: f.Path, Kind: kind, Detail: f.Message}
+				}
 				if f.BadRequest {
 					return runner.RunResult{}, fmt.Errorf("%w: %s", runner.ErrBadRequest, f.Message)
 				}

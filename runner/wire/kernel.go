@@ -93,12 +93,14 @@ type FileEntry struct {
 }
 
 // Ack answers the request with ID. Error is empty on success; BadRequest
-// (the path escapes, is malformed, is too large…) and NotFound refine it.
+// (the path escapes, is malformed, is too large…) and NotFound refine it,
+// and Code, on a file request, says which of the FileErr codes it was.
 type Ack struct {
 	ID         uint64      `json:"id"`
 	Error      string      `json:"error,omitempty"`
 	BadRequest bool        `json:"bad_request,omitempty"`
 	NotFound   bool        `json:"not_found,omitempty"`
+	Code       string      `json:"code,omitempty"`
 	Content    []byte      `json:"content,omitempty"`
 	Entries    []FileEntry `json:"entries,omitempty"`
 }

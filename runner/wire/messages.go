@@ -48,4 +48,8 @@ type Fail struct {
 	// escaping the working directory…); otherwise the agent failed.
 	BadRequest bool   `json:"bad_request,omitempty"`
 	Message    string `json:"message"`
+	// Code and Path: writing the request's file Path failed for the
+	// reason Code (one of the FileErr codes).
+	Code string `json:"code,omitempty"`
+	Path string `json:"path,omitempty"`
 }

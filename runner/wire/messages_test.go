@@ -83,6 +83,16 @@ func TestMessageJSON(t *testing.T) {
 			msg:  wire.Fail{BadRequest: true, Message: `file path "../x" escapes the working directory`},
 			want: `{"bad_request":true,"message":"file path \"../x\" escapes the working directory"}`,
 		},
+		{
+			name: "request file refused",
+			msg:  wire.Fail{BadRequest: true, Message: "openat a/b: not a directory", Code: wire.FileErrNotDir, Path: "a/b"},
+			want: `{"bad_request":true,"message":"openat a/b: not a directory","code":"not_dir","path":"a/b"}`,
+		},
+		{
+			name: "file request refused",
+			msg:  wire.Ack{ID: 7, Error: "write t: no space left on device", BadRequest: true, Code: wire.FileErrNoSpace},
+			want: `{"id":7,"error":"write t: no space left on device","bad_request":true,"code":"no_space"}`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
