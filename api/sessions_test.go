@@ -96,6 +96,17 @@ func TestCreateSessionValidation(t *testing.T) {
 	}
 }
 
+// ttl_s is bounded by the sessions' maximum lifetime, and a cell's
+// timeout_ms by the kernels' maximum, whatever the request asks.
+func TestSessionMaximaRefused(t *testing.T) {
+	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{MaxLifetime: 2 * time.Hour, MaxTimeout: 2 * time.Second}, api.Config{})
+	checkResponse(t, f.do(t, http.MethodPost, "/v1/sessions", `{"language":"python","ttl_s":7201}`), http.StatusBadRequest,
+		`{"code":"invalid_request","message":"ttl_s must be between 1 and 7200, or 0 for the default (900); got 7201"}`+"\n")
+	id := f.create(t, `{"language":"python","ttl_s":7200}`)
+	checkResponse(t, f.do(t, http.MethodPost, "/v1/sessions/"+id+"/execute", `{"code":"1","timeout_ms":2001}`), http.StatusBadRequest,
+		`{"code":"invalid_request","message":"timeout_ms must be between 1 and 2000, or 0 for the default (2000); got 2001"}`+"\n")
+}
+
 func TestTooManySessions(t *testing.T) {
 	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{MaxSessions: 1, ReapInterval: 5 * time.Second}, api.Config{})
 	id := f.create(t, `{"language":"python"}`)

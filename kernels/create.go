@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/paddock-dev/paddock/policy"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
 )
@@ -67,9 +68,11 @@ func (m *Manager) checkCreate(o CreateOptions) (time.Duration, error) {
 		return 0, invalidf("a template is required")
 	case !slices.Contains(m.pool.Templates(), o.Template):
 		return 0, invalidf("unknown template %q", o.Template)
-	case o.TTL < 0 || o.TTL > m.cfg.MaxTTL:
-		return 0, invalidf("ttl must be between 1s and %s, or 0 for the default (%s); got %s", m.cfg.MaxTTL, m.cfg.DefaultTTL, o.TTL)
-	case o.TTL == 0:
+	}
+	if err := policy.OptionalDuration("ttl", o.TTL, time.Millisecond, m.cfg.MaxTTL, m.cfg.DefaultTTL); err != nil {
+		return 0, invalid(err)
+	}
+	if o.TTL == 0 {
 		return m.cfg.DefaultTTL, nil
 	}
 	return o.TTL, nil
