@@ -166,7 +166,7 @@ func TestE2ESessionsPython(t *testing.T) {
 	// Interrupt a runaway cell; earlier state survives.
 	done := make(chan execResp, 1)
 	go func() {
-		_, raw := e.do(t, "POST", "/v1/sessions/"+id+"/execute", map[string]any{"code": "while True: pass", "timeout_ms": 60000}, "")
+		_, raw := e.do(t, "POST", "/v1/sessions/"+id+"/execute", map[string]any{"code": "while True: pass", "timeout_ms": 30000}, "")
 		var r execResp
 		_ = json.Unmarshal(raw, &r)
 		done <- r
