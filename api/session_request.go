@@ -12,6 +12,7 @@ type createSessionRequest struct {
 	Language string            `json:"language"`
 	TTLS     int64             `json:"ttl_s"`
 	Env      map[string]string `json:"env"`
+	Limits   *limitsRequest    `json:"limits"`
 }
 
 // executeRequest is the body of POST /v1/sessions/{id}/execute.
@@ -36,6 +37,11 @@ func (s *server) toCreateOptions(req createSessionRequest) (kernels.CreateOption
 		return out, outOfRange(err)
 	}
 	out.TTL = time.Duration(req.TTLS) * time.Second
+	limits, err := s.toRunOptions(req.Limits) // the same range as a run's
+	if err != nil {
+		return out, err
+	}
+	out.Limits = limits.Limits
 	if out.Env, err = checkEnv(req.Env); err != nil {
 		return out, err
 	}

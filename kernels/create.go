@@ -23,6 +23,11 @@ type CreateOptions struct {
 	TTL time.Duration
 	// Env is added to the interpreter's environment for the whole session.
 	Env map[string]string
+	// Limits override the template's resource limits field by field, as
+	// pool.RunOptions do for a run: a session with any gets a sandbox
+	// started for it. The caller checks them against the server's range
+	// (policy).
+	Limits runner.Limits
 }
 
 // Create leases a sandbox of o.Template, opens a kernel on it and returns
@@ -107,7 +112,7 @@ func (m *Manager) open(ctx context.Context, owner string, o CreateOptions, ttl t
 	stop := context.AfterFunc(m.ctx, cancel) // Close interrupts the waits
 	defer stop()
 
-	lease, err := m.pool.Acquire(ctx, o.Template)
+	lease, err := m.pool.AcquireWith(ctx, o.Template, pool.RunOptions{Limits: o.Limits})
 	switch {
 	case errors.Is(err, pool.ErrUnknownTemplate):
 		return nil, invalidf("unknown template %q", o.Template)

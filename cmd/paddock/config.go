@@ -41,7 +41,7 @@ type config struct {
 	MaxTimeout         time.Duration
 	MaxBody            int64
 	MaxOutput          int64
-	// Maxima of the limits a run request may ask for.
+	// Maxima of the limits a run or session request may ask for.
 	MaxMemoryMB  int
 	MaxProcesses int
 	MaxCPUs      float64
@@ -97,11 +97,11 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.MaxTimeout, "max-timeout", 60*time.Second, "largest wall-time limit a run or a session cell may ask for")
 	fs.Int64Var(&c.MaxBody, "max-body", 10<<20, "request body limit in bytes")
 	fs.Int64Var(&c.MaxOutput, "max-output", 1<<20, "output cap in bytes, per stream of a run and per session cell (default and maximum)")
-	fs.IntVar(&c.MaxMemoryMB, "max-memory-mb", api.DefaultMaxMemoryMB, "largest memory limit in MiB a run request may ask for")
-	fs.IntVar(&c.MaxProcesses, "max-processes", api.DefaultMaxProcesses, "largest process (and thread) limit a run request may ask for")
-	fs.Float64Var(&c.MaxCPUs, "max-cpus", api.DefaultMaxCPUs, "largest CPU limit in cores a run request may ask for")
-	fs.IntVar(&c.MaxDiskMB, "max-disk-mb", api.DefaultMaxDiskMB, "largest writable disk in MiB a run request may ask for")
-	fs.IntVar(&c.MaxOpenFiles, "max-open-files", api.DefaultMaxOpenFiles, "largest open-files limit a run request may ask for")
+	fs.IntVar(&c.MaxMemoryMB, "max-memory-mb", api.DefaultMaxMemoryMB, "largest memory limit in MiB a run or session request may ask for")
+	fs.IntVar(&c.MaxProcesses, "max-processes", api.DefaultMaxProcesses, "largest process (and thread) limit a run or session request may ask for")
+	fs.Float64Var(&c.MaxCPUs, "max-cpus", api.DefaultMaxCPUs, "largest CPU limit in cores a run or session request may ask for")
+	fs.IntVar(&c.MaxDiskMB, "max-disk-mb", api.DefaultMaxDiskMB, "largest writable disk in MiB a run or session request may ask for")
+	fs.IntVar(&c.MaxOpenFiles, "max-open-files", api.DefaultMaxOpenFiles, "largest open-files limit a run or session request may ask for")
 	fs.BoolVar(&c.BuildRootfs, "build-rootfs", true, "build missing template root filesystems at start")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-wait", 30*time.Second, "how long SIGTERM waits for in-flight runs")
 	fs.DurationVar(&c.JobTTL, "job-ttl", jobs.DefaultTTL, "how long the result of a run sent with an Idempotency-Key is kept")

@@ -25,7 +25,7 @@ func (e *e2e) execRaw(t *testing.T, id string, body map[string]any) (int, execRe
 // --max-output caps a cell's output, and ttl_s cannot exceed
 // --max-session-lifetime.
 func TestE2ESessionsObeyServerMaxima(t *testing.T) {
-	e := newE2EWith(t, "--max-timeout=2s", "--max-output=1024", "--max-session-lifetime=1h")
+	e := newE2EWith(t, "--max-timeout=2s", "--max-output=1024", "--max-session-lifetime=1h", "--max-memory-mb=256")
 	id := e.newSession(t, map[string]any{"language": "python"})
 
 	status, r, raw := e.execRaw(t, id, map[string]any{"code": "while True: pass"})
@@ -61,5 +61,19 @@ func TestE2ESessionsObeyServerMaxima(t *testing.T) {
 	want = `{"code":"invalid_request","message":"ttl_s must be between 1 and 3600, or 0 for the default (900); got 3601"}`
 	if status != http.StatusBadRequest || strings.TrimSpace(string(raw2)) != want {
 		t.Errorf("ttl_s over --max-session-lifetime: HTTP %d %s, want 400 %s", status, raw2, want)
+	}
+
+	// A session's limits are a run's: within the --max-* flags, and its
+	// sandbox's own.
+	status, raw2 = e.do(t, "POST", "/v1/sessions", map[string]any{"language": "python", "limits": map[string]any{"memory_mb": 512}}, "")
+	want = `{"code":"invalid_request","message":"limits.memory_mb must be between 64 and 256 (MiB); got 512"}`
+	if status != http.StatusBadRequest || strings.TrimSpace(string(raw2)) != want {
+		t.Errorf("session limits over --max-memory-mb: HTTP %d %s, want 400 %s", status, raw2, want)
+	}
+	small := e.newSession(t, map[string]any{"language": "python", "limits": map[string]any{"memory_mb": 128}})
+	// 160 MiB fits the template's 512 MiB, not this session's 128.
+	status, r, raw = e.execRaw(t, small, map[string]any{"code": "a = bytearray(160 << 20)"})
+	if status != http.StatusOK || r.Status != "aborted" || r.Reason != "oom" {
+		t.Errorf("160 MiB in a 128 MiB session: HTTP %d %s, want aborted, oom", status, raw)
 	}
 }
