@@ -1,8 +1,9 @@
 package api
 
 import (
-	"strconv"
+	"cmp"
 
+	"github.com/paddock-dev/paddock/policy"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
 )
@@ -50,22 +51,8 @@ func (s *server) toRunOptions(l *limitsRequest) (pool.RunOptions, error) {
 	if l == nil {
 		return o, nil
 	}
-	c := s.cfg
-	if err := intInRange("memory_mb", l.MemoryMB, MinMemoryMB, int64(c.MaxMemoryMB), " (MiB)"); err != nil {
-		return o, err
-	}
-	if err := intInRange("processes", l.Processes, MinProcesses, int64(c.MaxProcesses), " (processes and threads)"); err != nil {
-		return o, err
-	}
-	if l.CPUs != nil && (*l.CPUs < MinCPUs || *l.CPUs > c.MaxCPUs) {
-		return o, invalid("invalid_request", "limits.cpus must be between %s and %s (cores); got %s",
-			formatFloat(MinCPUs), formatFloat(c.MaxCPUs), formatFloat(*l.CPUs))
-	}
-	if err := intInRange("disk_mb", l.DiskMB, MinDiskMB, int64(c.MaxDiskMB), " (MiB)"); err != nil {
-		return o, err
-	}
-	if err := intInRange("open_files", l.OpenFiles, MinOpenFiles, int64(c.MaxOpenFiles), " (per process)"); err != nil {
-		return o, err
+	if err := s.checkLimits(l); err != nil {
+		return o, outOfRange(err)
 	}
 	o.Limits = runner.Limits{
 		MemoryBytes: orZero(l.MemoryMB) << 20,
@@ -79,13 +66,29 @@ func (s *server) toRunOptions(l *limitsRequest) (pool.RunOptions, error) {
 	return o, nil
 }
 
-// intInRange checks limits.<name>, when given, against [lo, hi]; unit
-// completes the range in the message.
-func intInRange(name string, v *int64, lo, hi int64, unit string) error {
-	if v == nil || (*v >= lo && *v <= hi) {
-		return nil
+// checkLimits checks the fields given of a request's limits against the
+// minima and the configured maxima, in the order of the object's fields.
+func (s *server) checkLimits(l *limitsRequest) error {
+	c := s.cfg
+	within := func(name string, v *int64, lo, hi int, unit string) error {
+		if v == nil {
+			return nil
+		}
+		return policy.Within("limits."+name, *v, int64(lo), int64(hi), unit)
 	}
-	return invalid("invalid_request", "limits.%s must be between %d and %d%s; got %d", name, lo, hi, unit, *v)
+	cpus := func() error {
+		if l.CPUs == nil {
+			return nil
+		}
+		return policy.WithinFloat("limits.cpus", *l.CPUs, MinCPUs, c.MaxCPUs, " (cores)")
+	}
+	return cmp.Or(
+		within("memory_mb", l.MemoryMB, MinMemoryMB, c.MaxMemoryMB, " (MiB)"),
+		within("processes", l.Processes, MinProcesses, c.MaxProcesses, " (processes and threads)"),
+		cpus(),
+		within("disk_mb", l.DiskMB, MinDiskMB, c.MaxDiskMB, " (MiB)"),
+		within("open_files", l.OpenFiles, MinOpenFiles, c.MaxOpenFiles, " (per process)"),
+	)
 }
 
 // orZero is *v, or 0 when v is nil.
@@ -94,10 +97,6 @@ func orZero(v *int64) int64 {
 		return 0
 	}
 	return *v
-}
-
-func formatFloat(f float64) string {
-	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // requestLimits are the least and the most a run request may ask for, as

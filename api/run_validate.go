@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paddock-dev/paddock/policy"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -27,11 +28,10 @@ func (s *server) toRunRequest(req runRequest) (string, runner.RunRequest, error)
 	}
 	out.Code = *req.Code
 
-	maxMS := s.cfg.MaxTimeout.Milliseconds()
+	if err := policy.Optional("timeout_ms", req.TimeoutMS, s.cfg.MaxTimeout.Milliseconds(), tgt.defaultTimeout.Milliseconds()); err != nil {
+		return "", out, outOfRange(err)
+	}
 	switch {
-	case req.TimeoutMS < 0 || req.TimeoutMS > maxMS:
-		return "", out, invalid("invalid_request", "timeout_ms must be between 1 and %d, or 0 for the default (%d); got %d",
-			maxMS, tgt.defaultTimeout.Milliseconds(), req.TimeoutMS)
 	case req.TimeoutMS == 0:
 		out.Timeout = tgt.defaultTimeout
 	default:
@@ -39,10 +39,10 @@ func (s *server) toRunRequest(req runRequest) (string, runner.RunRequest, error)
 	}
 
 	maxOut := s.cfg.MaxOutputBytes
+	if err := policy.Optional("max_output_bytes", req.MaxOutputBytes, maxOut, -1); err != nil {
+		return "", out, outOfRange(err)
+	}
 	switch {
-	case req.MaxOutputBytes < 0 || req.MaxOutputBytes > maxOut:
-		return "", out, invalid("invalid_request", "max_output_bytes must be between 1 and %d, or 0 for the default; got %d",
-			maxOut, req.MaxOutputBytes)
 	case req.MaxOutputBytes == 0:
 		out.MaxStdout, out.MaxStderr = maxOut, maxOut
 	default:
@@ -62,6 +62,12 @@ func (s *server) toRunRequest(req runRequest) (string, runner.RunRequest, error)
 		out.Stdin = []byte(req.Stdin)
 	}
 	return tgt.template, out, nil
+}
+
+// outOfRange is a policy refusal as the API's 400 invalid_request, with
+// its message.
+func outOfRange(err error) error {
+	return invalid("invalid_request", "%s", err.Error())
 }
 
 // targetFor returns where runs of language go.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/kernels"
+	"github.com/paddock-dev/paddock/policy"
 )
 
 // createSessionRequest is the body of POST /v1/sessions.
@@ -11,6 +12,7 @@ type createSessionRequest struct {
 	Language string            `json:"language"`
 	TTLS     int64             `json:"ttl_s"`
 	Env      map[string]string `json:"env"`
+	Limits   *limitsRequest    `json:"limits"`
 }
 
 // executeRequest is the body of POST /v1/sessions/{id}/execute.
@@ -31,12 +33,15 @@ func (s *server) toCreateOptions(req createSessionRequest) (kernels.CreateOption
 	}
 	out.Template = tgt.template
 	cfg := s.kernels.Config()
-	maxS := int64(cfg.MaxTTL / time.Second)
-	if req.TTLS < 0 || req.TTLS > maxS {
-		return out, invalid("invalid_request", "ttl_s must be between 1 and %d, or 0 for the default (%d); got %d",
-			maxS, int64(cfg.DefaultTTL/time.Second), req.TTLS)
+	if err := policy.Optional("ttl_s", req.TTLS, int64(cfg.MaxTTL/time.Second), int64(cfg.DefaultTTL/time.Second)); err != nil {
+		return out, outOfRange(err)
 	}
 	out.TTL = time.Duration(req.TTLS) * time.Second
+	limits, err := s.toRunOptions(req.Limits) // the same range as a run's
+	if err != nil {
+		return out, err
+	}
+	out.Limits = limits.Limits
 	if out.Env, err = checkEnv(req.Env); err != nil {
 		return out, err
 	}
@@ -55,10 +60,8 @@ func (s *server) toExecuteOptions(req executeRequest) (kernels.ExecuteOptions, e
 	}
 	out.Code = *req.Code
 	cfg := s.kernels.Config()
-	maxMS := cfg.MaxTimeout.Milliseconds()
-	if req.TimeoutMS < 0 || req.TimeoutMS > maxMS {
-		return out, invalid("invalid_request", "timeout_ms must be between 1 and %d, or 0 for the default (%d); got %d",
-			maxMS, cfg.DefaultTimeout.Milliseconds(), req.TimeoutMS)
+	if err := policy.Optional("timeout_ms", req.TimeoutMS, cfg.MaxTimeout.Milliseconds(), cfg.DefaultTimeout.Milliseconds()); err != nil {
+		return out, outOfRange(err)
 	}
 	out.Timeout = time.Duration(req.TimeoutMS) * time.Millisecond
 	var err error

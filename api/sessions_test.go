@@ -96,6 +96,37 @@ func TestCreateSessionValidation(t *testing.T) {
 	}
 }
 
+// ttl_s is bounded by the sessions' maximum lifetime, and a cell's
+// timeout_ms by the kernels' maximum, whatever the request asks.
+func TestSessionMaximaRefused(t *testing.T) {
+	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{MaxLifetime: 2 * time.Hour, MaxTimeout: 2 * time.Second}, api.Config{})
+	checkResponse(t, f.do(t, http.MethodPost, "/v1/sessions", `{"language":"python","ttl_s":7201}`), http.StatusBadRequest,
+		`{"code":"invalid_request","message":"ttl_s must be between 1 and 7200, or 0 for the default (900); got 7201"}`+"\n")
+	id := f.create(t, `{"language":"python","ttl_s":7200}`)
+	checkResponse(t, f.do(t, http.MethodPost, "/v1/sessions/"+id+"/execute", `{"code":"1","timeout_ms":2001}`), http.StatusBadRequest,
+		`{"code":"invalid_request","message":"timeout_ms must be between 1 and 2000, or 0 for the default (2000); got 2001"}`+"\n")
+}
+
+// A session's limits are checked as a run's, against the same maxima, and
+// its sandbox is started with them.
+func TestSessionLimits(t *testing.T) {
+	rt := &runnertest.Runtime{}
+	f := newSessionFixture(t, rt, kernels.Config{}, api.Config{MaxMemoryMB: 256})
+	checkResponse(t, f.do(t, http.MethodPost, "/v1/sessions", `{"language":"python","limits":{"memory_mb":512}}`), http.StatusBadRequest,
+		`{"code":"invalid_request","message":"limits.memory_mb must be between 64 and 256 (MiB); got 512"}`+"\n")
+	if got := rt.Starts(); got != 0 {
+		t.Errorf("a refused session started %d sandboxes", got)
+	}
+	f.create(t, `{"language":"python","limits":{"memory_mb":128,"processes":32}}`)
+	sbs := rt.Sandboxes()
+	if len(sbs) != 1 {
+		t.Fatalf("%d sandboxes started, want 1", len(sbs))
+	}
+	if l := sbs[0].Spec.Limits; l.MemoryBytes != 128<<20 || l.Processes != 32 {
+		t.Errorf("session sandbox limits %+v, want 128 MiB and 32 processes", l)
+	}
+}
+
 func TestTooManySessions(t *testing.T) {
 	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{MaxSessions: 1, ReapInterval: 5 * time.Second}, api.Config{})
 	id := f.create(t, `{"language":"python"}`)

@@ -25,7 +25,8 @@ type Config struct {
 	// is evicted.
 	MaxSessions int
 	// DefaultTTL is a session's idle TTL when Create gives none; every use
-	// refreshes it. MaxTTL is the largest TTL Create may ask for.
+	// refreshes it. MaxTTL is the largest TTL Create may ask for: at most
+	// MaxLifetime (its default), as no session outlives that.
 	DefaultTTL time.Duration
 	MaxTTL     time.Duration
 	// MaxLifetime bounds a session's age, however busy it is.
@@ -58,9 +59,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxSessions == 0 {
 		c.MaxSessions = DefaultMaxSessions
 	}
-	set(&c.MaxTTL, DefaultMaxTTL)
-	set(&c.DefaultTTL, min(DefaultTTL, c.MaxTTL))
 	set(&c.MaxLifetime, DefaultMaxLifetime)
+	set(&c.MaxTTL, min(DefaultMaxTTL, c.MaxLifetime))
+	set(&c.DefaultTTL, min(DefaultTTL, c.MaxTTL))
 	set(&c.ReapInterval, DefaultReapInterval)
 	set(&c.MaxTimeout, DefaultMaxTimeout)
 	set(&c.DefaultTimeout, min(DefaultExecuteTimeout, c.MaxTimeout))
@@ -74,6 +75,8 @@ func (c Config) withDefaults() (Config, error) {
 		c.Now = time.Now
 	}
 	switch {
+	case c.MaxTTL > c.MaxLifetime:
+		return Config{}, errors.New("kernels config: MaxTTL exceeds MaxLifetime")
 	case c.DefaultTTL > c.MaxTTL:
 		return Config{}, errors.New("kernels config: DefaultTTL exceeds MaxTTL")
 	case c.DefaultTimeout > c.MaxTimeout:

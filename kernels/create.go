@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/paddock-dev/paddock/policy"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
 )
@@ -22,6 +23,11 @@ type CreateOptions struct {
 	TTL time.Duration
 	// Env is added to the interpreter's environment for the whole session.
 	Env map[string]string
+	// Limits override the template's resource limits field by field, as
+	// pool.RunOptions do for a run: a session with any gets a sandbox
+	// started for it. The caller checks them against the server's range
+	// (policy).
+	Limits runner.Limits
 }
 
 // Create leases a sandbox of o.Template, opens a kernel on it and returns
@@ -67,9 +73,11 @@ func (m *Manager) checkCreate(o CreateOptions) (time.Duration, error) {
 		return 0, invalidf("a template is required")
 	case !slices.Contains(m.pool.Templates(), o.Template):
 		return 0, invalidf("unknown template %q", o.Template)
-	case o.TTL < 0 || o.TTL > m.cfg.MaxTTL:
-		return 0, invalidf("ttl must be between 1s and %s, or 0 for the default (%s); got %s", m.cfg.MaxTTL, m.cfg.DefaultTTL, o.TTL)
-	case o.TTL == 0:
+	}
+	if err := policy.OptionalDuration("ttl", o.TTL, time.Millisecond, m.cfg.MaxTTL, m.cfg.DefaultTTL); err != nil {
+		return 0, invalid(err)
+	}
+	if o.TTL == 0 {
 		return m.cfg.DefaultTTL, nil
 	}
 	return o.TTL, nil
@@ -104,7 +112,7 @@ func (m *Manager) open(ctx context.Context, owner string, o CreateOptions, ttl t
 	stop := context.AfterFunc(m.ctx, cancel) // Close interrupts the waits
 	defer stop()
 
-	lease, err := m.pool.Acquire(ctx, o.Template)
+	lease, err := m.pool.AcquireWith(ctx, o.Template, pool.RunOptions{Limits: o.Limits})
 	switch {
 	case errors.Is(err, pool.ErrUnknownTemplate):
 		return nil, invalidf("unknown template %q", o.Template)

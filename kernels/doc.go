@@ -10,7 +10,10 @@
 // A kernel that dies leaves its session "lost": its state is never
 // silently replaced by a fresh interpreter.
 //
-// kernels imports pool, runner and the standard library. It must not
+// Options are checked against the Config's ranges with policy, the checks
+// runs share.
+//
+// kernels imports pool, policy, runner and the standard library. It must not
 // import api, cmd, gin, or a concrete runtime (runner/runsc); nothing here
 // knows HTTP.
 package kernels

@@ -29,7 +29,17 @@ func invalidf(format string, args ...any) error {
 	return &invalidError{msg: fmt.Sprintf(format, args...)}
 }
 
-type invalidError struct{ msg string }
+// invalid returns an ErrInvalid that also wraps err (a policy range
+// error) and reads as it.
+func invalid(err error) error {
+	return &invalidError{msg: err.Error(), err: err}
+}
+
+type invalidError struct {
+	msg string
+	err error
+}
 
 func (e *invalidError) Error() string        { return e.msg }
 func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+func (e *invalidError) Unwrap() error        { return e.err }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paddock-dev/paddock/policy"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
 )
@@ -187,11 +188,10 @@ func (m *Manager) isClosed(s *session) bool {
 }
 
 func (m *Manager) checkTimeout(d time.Duration) (time.Duration, error) {
-	switch {
-	case d < 0 || d > m.cfg.MaxTimeout:
-		return 0, invalidf("timeout must be between 1ms and %s, or 0 for the default (%s); got %s",
-			m.cfg.MaxTimeout, m.cfg.DefaultTimeout, d)
-	case d == 0:
+	if err := policy.OptionalDuration("timeout", d, time.Millisecond, m.cfg.MaxTimeout, m.cfg.DefaultTimeout); err != nil {
+		return 0, invalid(err)
+	}
+	if d == 0 {
 		return m.cfg.DefaultTimeout, nil
 	}
 	return d, nil

@@ -65,8 +65,8 @@ func TestCreateValidation(t *testing.T) {
 	}{
 		{"no template", kernels.CreateOptions{}, "a template is required"},
 		{"unknown template", kernels.CreateOptions{Template: "ruby"}, `unknown template "ruby"`},
-		{"negative ttl", kernels.CreateOptions{Template: "python", TTL: -time.Second}, "ttl must be between 1s and 1h0m0s, or 0 for the default (1m0s); got -1s"},
-		{"ttl over max", kernels.CreateOptions{Template: "python", TTL: 61 * time.Minute}, "ttl must be between 1s and 1h0m0s, or 0 for the default (1m0s); got 1h1m0s"},
+		{"negative ttl", kernels.CreateOptions{Template: "python", TTL: -time.Second}, "ttl must be between 1ms and 1h0m0s, or 0 for the default (1m0s); got -1s"},
+		{"ttl over max", kernels.CreateOptions{Template: "python", TTL: 61 * time.Minute}, "ttl must be between 1ms and 1h0m0s, or 0 for the default (1m0s); got 1h1m0s"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,6 +78,20 @@ func TestCreateValidation(t *testing.T) {
 	}
 	if got := f.rt.Starts(); got != 0 {
 		t.Errorf("invalid creates started %d sandboxes", got)
+	}
+}
+
+// No session outlives MaxLifetime, so no TTL may be longer: the largest
+// TTL defaults to it, and a longer one is refused, naming the maximum.
+func TestTTLBoundedByLifetime(t *testing.T) {
+	f := newFixture(t, &runnertest.Runtime{}, kernels.Config{MaxLifetime: 2 * time.Hour})
+	if got := f.m.Config().MaxTTL; got != 2*time.Hour {
+		t.Errorf("MaxTTL = %s, want 2h0m0s (the MaxLifetime)", got)
+	}
+	_, err := f.m.Create(t.Context(), "", kernels.CreateOptions{Template: "python", TTL: 2*time.Hour + time.Second})
+	want := "ttl must be between 1ms and 2h0m0s, or 0 for the default (15m0s); got 2h0m1s"
+	if !errors.Is(err, kernels.ErrInvalid) || err.Error() != want {
+		t.Errorf("Create error = %v, want ErrInvalid %q", err, want)
 	}
 }
 
@@ -96,6 +110,7 @@ func TestConfigValidation(t *testing.T) {
 		{"negative", p, kernels.Config{MaxQueue: -1}, "kernels config: negative limit"},
 		{"ttl over max", p, kernels.Config{DefaultTTL: 2 * time.Hour, MaxTTL: time.Hour}, "kernels config: DefaultTTL exceeds MaxTTL"},
 		{"timeout over max", p, kernels.Config{DefaultTimeout: time.Hour}, "kernels config: DefaultTimeout exceeds MaxTimeout"},
+		{"ttl over lifetime", p, kernels.Config{MaxTTL: 2 * time.Hour, MaxLifetime: time.Hour}, "kernels config: MaxTTL exceeds MaxLifetime"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"github.com/paddock-dev/paddock/runner"
 )
 
-// RunOptions adjust one run of RunWith.
+// RunOptions adjust one run of RunWith, or one lease of AcquireWith.
 type RunOptions struct {
 	// Limits override the template's limits field by field: a non-zero
 	// field replaces the template's, a zero one keeps it. When that
@@ -17,6 +17,21 @@ type RunOptions struct {
 	// cold start), because pooled and restored sandboxes carry the
 	// template's limits.
 	Limits runner.Limits
+}
+
+// AcquireWith is Acquire with opts: limits other than the template's get
+// a sandbox started for the lease on the request path (see RunOptions), as
+// for RunWith. Sessions take their sandbox this way.
+func (m *Manager) AcquireWith(ctx context.Context, template string, opts RunOptions) (Lease, error) {
+	tp, ok := m.pools[template]
+	if !ok {
+		return Lease{}, fmt.Errorf("acquiring %q: %w", template, ErrUnknownTemplate)
+	}
+	spec, custom := tp.specFor(opts)
+	if !custom {
+		return m.Acquire(ctx, template)
+	}
+	return m.acquireCustom(ctx, tp, spec)
 }
 
 // specFor returns the spec a run with opts needs on tp and whether it

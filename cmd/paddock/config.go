@@ -14,6 +14,7 @@ import (
 
 	"github.com/paddock-dev/paddock/api"
 	"github.com/paddock-dev/paddock/api/jobs"
+	"github.com/paddock-dev/paddock/kernels"
 )
 
 // config is everything `paddock serve` needs, parsed from flags with
@@ -35,10 +36,12 @@ type config struct {
 	MaxRefills   int
 	MaxRuns      int
 	MaxSessions  int
-	MaxTimeout   time.Duration
-	MaxBody      int64
-	MaxOutput    int64
-	// Maxima of the limits a run request may ask for.
+	// MaxSessionLifetime bounds a session's age; its ttl_s may not exceed it.
+	MaxSessionLifetime time.Duration
+	MaxTimeout         time.Duration
+	MaxBody            int64
+	MaxOutput          int64
+	// Maxima of the limits a run or session request may ask for.
 	MaxMemoryMB  int
 	MaxProcesses int
 	MaxCPUs      float64
@@ -90,14 +93,15 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxRefills, "max-refills", 1, "concurrent pool refills (starts or restores off the request path)")
 	fs.IntVar(&c.MaxRuns, "max-runs", 16, "concurrent one-shot runs")
 	fs.IntVar(&c.MaxSessions, "max-sessions", 64, "open sessions; beyond it creating one answers 429")
-	fs.DurationVar(&c.MaxTimeout, "max-timeout", 60*time.Second, "largest wall-time limit a request may ask for")
+	fs.DurationVar(&c.MaxSessionLifetime, "max-session-lifetime", kernels.DefaultMaxLifetime, "age at which a session ends however busy it is; also the largest ttl_s a session may ask for")
+	fs.DurationVar(&c.MaxTimeout, "max-timeout", 60*time.Second, "largest wall-time limit a run or a session cell may ask for")
 	fs.Int64Var(&c.MaxBody, "max-body", 10<<20, "request body limit in bytes")
-	fs.Int64Var(&c.MaxOutput, "max-output", 1<<20, "per-stream output cap in bytes (default and maximum)")
-	fs.IntVar(&c.MaxMemoryMB, "max-memory-mb", api.DefaultMaxMemoryMB, "largest memory limit in MiB a run request may ask for")
-	fs.IntVar(&c.MaxProcesses, "max-processes", api.DefaultMaxProcesses, "largest process (and thread) limit a run request may ask for")
-	fs.Float64Var(&c.MaxCPUs, "max-cpus", api.DefaultMaxCPUs, "largest CPU limit in cores a run request may ask for")
-	fs.IntVar(&c.MaxDiskMB, "max-disk-mb", api.DefaultMaxDiskMB, "largest writable disk in MiB a run request may ask for")
-	fs.IntVar(&c.MaxOpenFiles, "max-open-files", api.DefaultMaxOpenFiles, "largest open-files limit a run request may ask for")
+	fs.Int64Var(&c.MaxOutput, "max-output", 1<<20, "output cap in bytes, per stream of a run and per session cell (default and maximum)")
+	fs.IntVar(&c.MaxMemoryMB, "max-memory-mb", api.DefaultMaxMemoryMB, "largest memory limit in MiB a run or session request may ask for")
+	fs.IntVar(&c.MaxProcesses, "max-processes", api.DefaultMaxProcesses, "largest process (and thread) limit a run or session request may ask for")
+	fs.Float64Var(&c.MaxCPUs, "max-cpus", api.DefaultMaxCPUs, "largest CPU limit in cores a run or session request may ask for")
+	fs.IntVar(&c.MaxDiskMB, "max-disk-mb", api.DefaultMaxDiskMB, "largest writable disk in MiB a run or session request may ask for")
+	fs.IntVar(&c.MaxOpenFiles, "max-open-files", api.DefaultMaxOpenFiles, "largest open-files limit a run or session request may ask for")
 	fs.BoolVar(&c.BuildRootfs, "build-rootfs", true, "build missing template root filesystems at start")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-wait", 30*time.Second, "how long SIGTERM waits for in-flight runs")
 	fs.DurationVar(&c.JobTTL, "job-ttl", jobs.DefaultTTL, "how long the result of a run sent with an Idempotency-Key is kept")
@@ -150,6 +154,9 @@ func (c *config) Validate() error {
 	}
 	if c.MaxSessions < 1 {
 		errs = append(errs, errors.New("--max-sessions must be at least 1"))
+	}
+	if c.MaxSessionLifetime < time.Second {
+		errs = append(errs, errors.New("--max-session-lifetime must be at least 1s"))
 	}
 	if c.JobTTL < time.Second || c.MaxJobs < 1 || c.MaxJobBytes < 1<<20 {
 		errs = append(errs, errors.New("--job-ttl must be at least 1s, --max-jobs at least 1 and --max-job-bytes at least 1 MiB"))

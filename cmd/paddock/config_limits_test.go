@@ -19,6 +19,8 @@ func TestConfigMaxLimits(t *testing.T) {
 		{name: "no cpus", flags: []string{"--max-cpus=0"}, wantErr: "--max-cpus must be between 0.25 and 1024, got 0"},
 		{name: "disk below the minimum", flags: []string{"--max-disk-mb=-1"}, wantErr: "--max-disk-mb must be between 16 and 16777216, got -1"},
 		{name: "open files below the minimum", flags: []string{"--max-open-files=63"}, wantErr: "--max-open-files must be between 64 and 1048576, got 63"},
+		{name: "session lifetime", flags: []string{"--max-session-lifetime=1h"}},
+		{name: "no session lifetime", flags: []string{"--max-session-lifetime=0s"}, wantErr: "--max-session-lifetime must be at least 1s"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

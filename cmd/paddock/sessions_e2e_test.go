@@ -166,7 +166,7 @@ func TestE2ESessionsPython(t *testing.T) {
 	// Interrupt a runaway cell; earlier state survives.
 	done := make(chan execResp, 1)
 	go func() {
-		_, raw := e.do(t, "POST", "/v1/sessions/"+id+"/execute", map[string]any{"code": "while True: pass", "timeout_ms": 60000}, "")
+		_, raw := e.do(t, "POST", "/v1/sessions/"+id+"/execute", map[string]any{"code": "while True: pass", "timeout_ms": 30000}, "")
 		var r execResp
 		_ = json.Unmarshal(raw, &r)
 		done <- r
@@ -266,7 +266,7 @@ func TestE2ESessionsStreamIsolationAndLoss(t *testing.T) {
 
 	// An OOM kills the kernel: the session says so from then on.
 	r = e.exec(t, b, "a = []\nwhile True: a.append(bytearray(64 << 20))")
-	if r.Reason != "oom" && r.Reason != "kernel_lost" {
+	if r.Status != "aborted" || r.Reason != "oom" {
 		t.Errorf("memory hog: %+v, want oom", r)
 	}
 	status, raw := e.do(t, "POST", "/v1/sessions/"+b+"/execute", map[string]any{"code": "1"}, "")

@@ -167,7 +167,13 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		return nil, err
 	}
 	p.Start()
-	k, err := kernels.New(p, kernels.Config{MaxSessions: cfg.MaxSessions}, logger)
+	// Cells obey the server's maxima as runs do.
+	k, err := kernels.New(p, kernels.Config{
+		MaxSessions: cfg.MaxSessions,
+		MaxLifetime: cfg.MaxSessionLifetime,
+		MaxTimeout:  cfg.MaxTimeout,
+		MaxOutput:   cfg.MaxOutput,
+	}, logger)
 	if err != nil {
 		return nil, errors.Join(err, p.Close(context.WithoutCancel(ctx)))
 	}

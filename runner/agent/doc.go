@@ -21,7 +21,10 @@
 // processes, and its end; it enforces the cell's time and output limits with
 // SIGINT, then SIGKILL; it serves interrupt, restart and file requests
 // (resolved inside the working directory) while cells run; and it reports
-// the kernel lost when the interpreter dies.
+// the kernel lost when the interpreter dies. The cell's code shares the
+// driver's process and can write on fd 4: a cell's count, timers and the
+// reasons the agent stops it are the agent's own, and only frames that
+// carry the cell's random key are the cell's (see cell in kernel_cell.go).
 //
 // agent runs inside the sandbox and is built into a static binary: it imports
 // only the standard library and runner/wire. It must not import runner, pool,

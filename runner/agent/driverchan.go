@@ -19,21 +19,23 @@ import (
 //	agent → driver  {"op":"reseed"}                                Python, before the first request: reseed now
 //	                {"op":"run","code":…,"args":[…],"env":{…},"fresh":B}   one-shot; fd 3 is closed after it
 //	                {"op":"kernel","env":{…},"source":…,"fresh":B}         become a kernel (source: kernel.py / kernel.js)
-//	                {"op":"execute","seq":S,"count":N,"code":…,"env":{…}}
+//	                {"op":"execute","seq":S,"key":K,"count":N,"code":…,"env":{…}}
 //	                {"op":"interrupt","seq":S}                      Node only: stop cell S (with SIGINT)
 //	driver → agent  {"op":"reseeded"}                              the reseed is done
 //	                {"op":"exit","code":N,"limit":"pids"}          one-shot: the program is over; limit, when
 //	                                                               present, names the limit it died of
 //	                {"op":"ready"}                                 kernel mode is on
-//	                {"op":"event","seq":S,"type":…,…}              an output of cell S (wire.Event fields)
-//	                {"op":"done","seq":S,"status":"ok"|"error"|"interrupted","error":{…}}
+//	                {"op":"event","seq":S,"key":K,"type":…,…}      an output of cell S (wire.Event fields)
+//	                {"op":"done","seq":S,"key":K,"status":"ok"|"error"|"interrupted","error":{…}}
 //
 // fresh says the driver reseeded after the sandbox's last restore (see
 // session.refresh), so it need not reseed again before the request.
 //
 // Every byte on fd 4 comes from inside the interpreter, where user code runs
 // too: the agent bounds each frame and treats a malformed one as the loss of
-// the kernel.
+// the kernel. K is a random key the agent makes for each cell; the driver
+// puts the running cell's key in every frame, and the agent drops an event
+// or a done without it (see cell).
 const driverHeader = 4
 
 // maxDriverFrame bounds a frame the driver sends; an event must fit in one
@@ -61,6 +63,7 @@ type driverRequest struct {
 	Args   []string          `json:"args,omitempty"`
 	Env    map[string]string `json:"env,omitempty"`
 	Seq    uint64            `json:"seq,omitempty"`
+	Key    string            `json:"key,omitempty"`
 	Count  int               `json:"count,omitempty"`
 	Source string            `json:"source,omitempty"`
 	Fresh  bool              `json:"fresh,omitempty"`
@@ -71,6 +74,7 @@ type driverRequest struct {
 type driverReport struct {
 	Op     string `json:"op"`
 	Seq    uint64 `json:"seq"`
+	Key    string `json:"key"`    // event, done: the cell's key
 	Code   *int   `json:"code"`   // exit
 	Limit  string `json:"limit"`  // exit: "pids" when a refused fork ended the program
 	Status string `json:"status"` // done

@@ -140,6 +140,7 @@ func (k *kernel) interrupt(f wire.Frame) error {
 	}
 	k.mu.Lock()
 	if c := k.cell; c != nil {
+		c.interrupted = true
 		c.proc.interrupt(c.seq)
 	}
 	k.mu.Unlock()

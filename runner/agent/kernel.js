@@ -49,13 +49,17 @@
   const outFd = reopen(4, 'w');
 
   let seq = 0; // the current, or last, cell
+  let key = ''; // its key, which every frame of it carries
   let running = null; // the running cell: { interrupt() }
 
   function note(text) {
-    return Buffer.from(JSON.stringify({ op: 'event', seq, type: 'stream', stream: 'stderr', text: `[paddock: ${text}]\n` }));
+    return Buffer.from(JSON.stringify({ op: 'event', seq, key, type: 'stream', stream: 'stderr', text: `[paddock: ${text}]\n` }));
   }
 
+  // Every frame is of the current cell and carries its key: the agent
+  // drops what lacks it, as frames the cell's code wrote itself.
   function frameOf(msg) {
+    msg.key = key;
     let body;
     try {
       body = Buffer.from(JSON.stringify(msg), 'utf8');
@@ -164,6 +168,7 @@
 
   async function runCell(msg) {
     seq = msg.seq;
+    key = String(msg.key || '');
     const early = interrupts.has(msg.seq);
     interrupts.clear(); // any other is of a cell that is over
     if (early) {

@@ -35,6 +35,7 @@ KERNEL_GLOBALS = globals()  # frames with these globals are the kernel's
 
 class State:
     seq = 0          # the current, or last, cell
+    key = ''         # its key, which every frame of it carries
     running = False  # a cell runs: SIGINT raises KeyboardInterrupt
     shield = 0       # the main thread is writing a frame: defer the interrupt
     pending = False  # an interrupt arrived under the shield
@@ -73,11 +74,15 @@ def on_sigint(signum, frame):
 
 
 def note(seq, text):
-    return json.dumps({'op': 'event', 'seq': seq, 'type': 'stream',
+    return json.dumps({'op': 'event', 'seq': seq, 'key': st.key, 'type': 'stream',
                        'stream': 'stderr', 'text': '[paddock: %s]\n' % text})
 
 
 def frame(msg):
+    # Every frame is of the current cell (a cell's output is flushed before
+    # its end, the next cell starts after it) and carries its key: the
+    # agent drops what lacks it, as frames the cell's code wrote itself.
+    msg['key'] = st.key
     try:
         body = json.dumps(msg, allow_nan=False)
     except (TypeError, ValueError) as e:
@@ -408,6 +413,7 @@ def on_linecache(lc):
 
 def run_cell(msg):
     st.seq = msg.get('seq', 0)
+    st.key = msg.get('key', '')
     code = msg.get('code', '')
     filename = '<cell-%d>' % msg.get('count', 0)
     remember(filename, code)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"crypto/rand"
 	"fmt"
 	"strings"
 	"time"
@@ -35,16 +36,30 @@ const (
 )
 
 // cell is the running cell. Its fields are guarded by the kernel's mu.
+//
+// What the agent reports of a cell is what it kept or saw itself: the
+// count, the timers and why it stopped the cell (abort), whether anyone
+// interrupted it, the interpreter's death. The driver's frames run in the
+// same process as the user's code, which can write frames of its own on
+// the report channel: they are output, and only an event or a done that
+// carries the cell's key (sent to the driver with the cell, new for each)
+// belongs to the cell. A done can still say ok or error, which the cell's
+// code decides anyway (it can catch its own exception); it cannot say
+// timeout, output_limit, oom or kernel_lost, nor change the count, nor
+// claim an interrupt nobody sent.
 type cell struct {
-	id     uint64 // the host's Execute ID
-	seq    uint64 // its number on the driver channel
-	count  int    // its execution count
-	proc   *kproc // the interpreter it runs in
-	quota  quota  // stream bytes, events and raw output together
-	over   bool   // past the quota: nothing more is forwarded
-	abort  string // why the agent stopped it (timeout, output_limit); the first wins
-	timers []*time.Timer
-	start  time.Time // when the Execute frame was read
+	id          uint64 // the host's Execute ID
+	seq         uint64 // its number on the driver channel
+	key         string // what the driver's frames of this cell carry
+	count       int    // its execution count
+	proc        *kproc // the interpreter it runs in
+	quota       quota  // stream bytes, events and raw output together
+	over        bool   // past the quota: nothing more is forwarded
+	abort       string // why the agent stopped it (timeout, output_limit); the first wins
+	interrupted bool   // the host interrupted it
+	foreign     int    // frames dropped for want of the cell's key
+	timers      []*time.Timer
+	start       time.Time // when the Execute frame was read
 }
 
 // execute starts the cell in f, or refuses it with an error event and a
@@ -76,13 +91,13 @@ func (k *kernel) execute(f wire.Frame) error {
 	}
 	k.count++
 	k.seq++
-	c := &cell{id: req.ID, seq: k.seq, count: k.count, proc: k.proc, quota: quota{limit: outputLimit(req.MaxOutput)}, start: start}
+	c := &cell{id: req.ID, seq: k.seq, key: rand.Text(), count: k.count, proc: k.proc, quota: quota{limit: outputLimit(req.MaxOutput)}, start: start}
 	k.cell = c
 	if req.TimeoutMS > 0 {
 		c.timers = append(c.timers, time.AfterFunc(time.Duration(req.TimeoutMS)*time.Millisecond, func() { k.expire(c) }))
 	}
 	k.mu.Unlock()
-	frame, err := encodeDriverFrame(driverRequest{Op: opExecute, Seq: c.seq, Count: c.count, Code: req.Code, Env: req.Env})
+	frame, err := encodeDriverFrame(driverRequest{Op: opExecute, Seq: c.seq, Key: c.key, Count: c.count, Code: req.Code, Env: req.Env})
 	if err != nil {
 		k.mu.Lock()
 		k.endLocked(c)
@@ -193,19 +208,24 @@ func cutUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// doneFrame says how cell id ended: the driver's status, unless the agent
-// stopped the cell itself (abort).
-func doneFrame(id uint64, count int, driverStatus, abort string, e *wire.ExecError) wire.Done {
-	d := wire.Done{ID: id, ExecutionCount: count}
+// doneFrame says how cell c ended: the driver's status, unless the agent
+// stopped the cell itself (abort). The driver says "interrupted" for a
+// cell stopped by SIGINT; unless the host interrupted it, the cell's own
+// code did that, which is an error.
+func doneFrame(c *cell, driverStatus string, e *wire.ExecError) wire.Done {
+	d := wire.Done{ID: c.id, ExecutionCount: c.count}
 	switch {
-	case abort != "":
-		d.Status, d.Reason = statusAborted, abort
+	case c.abort != "":
+		d.Status, d.Reason = statusAborted, c.abort
 	case driverStatus == driverOK:
 		d.Status, d.Reason = statusOK, reasonOK
 	case driverStatus == driverError:
 		d.Status, d.Reason, d.Error = statusError, reasonError, e
-	case driverStatus == driverInterrupted:
+	case driverStatus == driverInterrupted && c.interrupted:
 		d.Status, d.Reason = statusAborted, reasonInterrupted
+	case driverStatus == driverInterrupted:
+		d.Status, d.Reason = statusError, reasonError
+		d.Error = &wire.ExecError{Name: "KeyboardInterrupt", Value: "the cell interrupted itself (no interrupt was sent)", Traceback: []string{}}
 	default:
 		d.Status, d.Reason = statusAborted, reasonError
 	}

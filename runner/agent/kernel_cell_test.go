@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/paddock-dev/paddock/runner/wire"
@@ -9,16 +10,21 @@ import (
 func TestDoneFrame(t *testing.T) {
 	t.Parallel()
 	e := &wire.ExecError{Name: "ValueError", Value: "v", Traceback: []string{"ValueError: v"}}
+	selfInterrupt := &wire.ExecError{Name: "KeyboardInterrupt", Value: "the cell interrupted itself (no interrupt was sent)", Traceback: []string{}}
 	tests := []struct {
-		name   string
-		status string
-		abort  string
-		err    *wire.ExecError
-		want   wire.Done
+		name        string
+		status      string
+		abort       string
+		interrupted bool
+		err         *wire.ExecError
+		want        wire.Done
 	}{
 		{name: "ok", status: "ok", want: wire.Done{ID: 7, ExecutionCount: 3, Status: "ok", Reason: "ok"}},
 		{name: "error", status: "error", err: e, want: wire.Done{ID: 7, ExecutionCount: 3, Status: "error", Reason: "error", Error: e}},
-		{name: "interrupted", status: "interrupted", want: wire.Done{ID: 7, ExecutionCount: 3, Status: "aborted", Reason: "interrupted"}},
+		{name: "interrupted", status: "interrupted", interrupted: true, want: wire.Done{ID: 7, ExecutionCount: 3, Status: "aborted", Reason: "interrupted"}},
+		{name: "interrupted by nobody", status: "interrupted", want: wire.Done{ID: 7, ExecutionCount: 3, Status: "error", Reason: "error", Error: selfInterrupt}},
+		{name: "a reason is no status", status: "timeout", want: wire.Done{ID: 7, ExecutionCount: 3, Status: "aborted", Reason: "error"}},
+		{name: "oom is no status", status: "oom", want: wire.Done{ID: 7, ExecutionCount: 3, Status: "aborted", Reason: "error"}},
 		{name: "timeout", status: "interrupted", abort: "timeout", want: wire.Done{ID: 7, ExecutionCount: 3, Status: "aborted", Reason: "timeout"}},
 		{name: "timeout caught by the cell", status: "ok", abort: "timeout", want: wire.Done{ID: 7, ExecutionCount: 3, Status: "aborted", Reason: "timeout"}},
 		{name: "output limit over an error", status: "error", abort: "output_limit", err: e, want: wire.Done{ID: 7, ExecutionCount: 3, Status: "aborted", Reason: "output_limit"}},
@@ -26,8 +32,8 @@ func TestDoneFrame(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := doneFrame(7, 3, tt.status, tt.abort, tt.err)
-			if got.ID != tt.want.ID || got.ExecutionCount != tt.want.ExecutionCount || got.Status != tt.want.Status || got.Reason != tt.want.Reason || got.Error != tt.want.Error {
+			got := doneFrame(&cell{id: 7, count: 3, abort: tt.abort, interrupted: tt.interrupted}, tt.status, tt.err)
+			if got.ID != tt.want.ID || got.ExecutionCount != tt.want.ExecutionCount || got.Status != tt.want.Status || got.Reason != tt.want.Reason || !reflect.DeepEqual(got.Error, tt.want.Error) {
 				t.Errorf("doneFrame = %+v, want %+v", got, tt.want)
 			}
 		})

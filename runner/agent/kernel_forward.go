@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"crypto/subtle"
 	"time"
 
 	"github.com/paddock-dev/paddock/runner/wire"
@@ -34,7 +35,7 @@ func (p *kproc) onEvent(rep driverReport) {
 	defer k.fwd.Unlock()
 	k.mu.Lock()
 	c := k.cell
-	if c == nil || c.proc != p || c.seq != rep.Seq || c.over {
+	if !k.ownsLocked(c, p, rep) || c.over {
 		k.mu.Unlock()
 		return
 	}
@@ -56,17 +57,35 @@ func (p *kproc) onDone(rep driverReport) {
 	defer k.fwd.Unlock()
 	k.mu.Lock()
 	c := k.cell
-	if c == nil || c.proc != p || c.seq != rep.Seq {
+	if !k.ownsLocked(c, p, rep) {
 		k.mu.Unlock()
 		return
 	}
 	k.endLocked(c)
 	k.mu.Unlock()
-	done := doneFrame(c.id, c.count, rep.Status, c.abort, rep.Error)
+	done := doneFrame(c, rep.Status, rep.Error)
 	if err := k.sendJSON(wire.TypeDone, done); err != nil {
 		k.log.Debug("sending done", "err", err)
 	}
 	k.log.Debug("cell ended", "id", c.id, "status", done.Status, "reason", done.Reason, "exec", time.Since(c.start))
+}
+
+// ownsLocked reports whether rep, an event or a done that p's driver
+// channel carried, is of c, the running cell: of its interpreter and seq,
+// with its key. Anything else is output the cell's code wrote on the
+// channel, or late; it is dropped, and frames forged for c are counted.
+func (k *kernel) ownsLocked(c *cell, p *kproc, rep driverReport) bool {
+	if c == nil || c.proc != p || c.seq != rep.Seq {
+		return false
+	}
+	if subtle.ConstantTimeCompare([]byte(rep.Key), []byte(c.key)) != 1 {
+		c.foreign++
+		if c.foreign == 1 {
+			k.log.Warn("dropped a frame on the driver channel without the cell's key", "op", rep.Op, "seq", rep.Seq)
+		}
+		return false
+	}
+	return true
 }
 
 func (p *kproc) holdStreams() {

@@ -27,6 +27,10 @@ type kernel struct {
 	lost     chan struct{}
 	lostOnce sync.Once
 	lostWhy  string
+	// oom latches what the sandbox's memory cgroup said when the loss was
+	// seen: it is read before anyone may release the sandbox, whose
+	// deletion removes the cgroup and its counter.
+	oom atomic.Bool
 }
 
 // cell is the execution in progress.
@@ -65,6 +69,7 @@ func (s *sandbox) OpenKernel(ctx context.Context, opts runner.KernelOptions) (ru
 func (k *kernel) Lost() <-chan struct{} { return k.lost }
 
 func (k *kernel) markLost(why string) {
+	k.observeOOM()
 	k.lostOnce.Do(func() {
 		k.mu.Lock()
 		k.lostWhy = why
@@ -72,6 +77,14 @@ func (k *kernel) markLost(why string) {
 		close(k.lost)
 		k.s.rt.log.Warn("kernel lost", "sandbox_id", k.s.id, "why", why)
 	})
+}
+
+// observeOOM latches whether the kernel OOM-killed in the sandbox's
+// memory cgroup.
+func (k *kernel) observeOOM() {
+	if !k.oom.Load() && oomKills(k.s.id) > 0 {
+		k.oom.Store(true)
+	}
 }
 
 func (k *kernel) isLost() bool {
@@ -115,6 +128,9 @@ func (k *kernel) dispatch() {
 			var d wire.Done
 			if json.Unmarshal(fr.Payload, &d) != nil {
 				continue
+			}
+			if runner.Reason(d.Reason) == runner.ReasonKernelLost {
+				k.observeOOM() // before the Lost frame that follows lets the sandbox go
 			}
 			k.mu.Lock()
 			c := k.cell

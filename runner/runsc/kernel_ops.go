@@ -87,9 +87,10 @@ func (k *kernel) result(d wire.Done, exec time.Duration) runner.ExecuteResult {
 	return res
 }
 
-// lossReason tells an OOM kill (from the memory cgroup) from other deaths.
+// lossReason tells an OOM kill (from the memory cgroup, as observed when
+// the loss was seen) from other deaths.
 func (k *kernel) lossReason() runner.Reason {
-	if oomKills(k.s.id) > 0 {
+	if k.oom.Load() {
 		return runner.ReasonOOM
 	}
 	return runner.ReasonKernelLost

@@ -8,8 +8,9 @@ import (
 	"strings"
 )
 
-// cgroupFS is where the host's cgroup hierarchies are mounted.
-const cgroupFS = "/sys/fs/cgroup"
+// cgroupFS is where the host's cgroup hierarchies are mounted; tests
+// point it elsewhere.
+var cgroupFS = "/sys/fs/cgroup"
 
 // oomKills reads how many times the kernel OOM-killed inside the sandbox's
 // memory cgroup. It must be called before the container is deleted, which
