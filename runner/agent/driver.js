@@ -62,7 +62,7 @@
     return;
   }
   fs.closeSync(3);
-  // fd 4 carries the exit status back. Reopened through /proc, it is
+  // fd 4 carries the hint below. Reopened through /proc, it is
   // close-on-exec, so no child process inherits it.
   let report = -1;
   try {
@@ -88,7 +88,29 @@
   // An uncaught exception is printed after the 'exit' listeners run, so
   // that exit keeps Node's own path.
   let fatal = false;
-  process.on('uncaughtExceptionMonitor', () => { fatal = true; });
+  process.on('uncaughtExceptionMonitor', (err) => {
+    fatal = true;
+    hint(err);
+  });
+  // Tell the agent which limit the program is dying of, if any: an
+  // uncaught ENOSPC (disk), or an uncaught EAGAIN from starting a process
+  // (processes). It is a hint only: the agent names the limit in the run's
+  // reason only if its own reading finds the limit at its ceiling, and the
+  // exit status is always the process's own.
+  function hint(err) {
+    let limit = '';
+    if (err && err.code === 'ENOSPC') {
+      limit = 'disk';
+    } else if (err && err.code === 'EAGAIN' && typeof err.syscall === 'string' && err.syscall.startsWith('spawn')) {
+      limit = 'processes';
+    }
+    if (!limit || report < 0) return;
+    const body = Buffer.from(`{"op":"limit","limit":"${limit}"}`);
+    const frame = Buffer.alloc(4 + body.length);
+    frame.writeUInt32BE(body.length, 0);
+    body.copy(frame, 4);
+    try { fs.writeSync(report, frame); } catch (e) {}
+  }
   function paddockExit(code) {
     if (fatal) return;
     const listeners = process.listeners('exit');
@@ -96,17 +118,10 @@
       fn.call(process, code);
     }
     const status = process.exitCode === undefined ? code : process.exitCode;
-    // Close stdout and stderr so that the agent sees them end, then report
-    // the status: the run is over from here on.
+    // Close stdout and stderr so that the agent sees them end. The agent
+    // takes the status from the process's exit itself.
     for (const fd of [1, 2]) {
       try { fs.closeSync(fd); } catch (e) {}
-    }
-    if (report >= 0) {
-      const body = Buffer.from(`{"op":"exit","code":${status & 0xff}}`);
-      const frame = Buffer.alloc(4 + body.length);
-      frame.writeUInt32BE(body.length, 0);
-      body.copy(frame, 4);
-      try { fs.writeSync(report, frame); } catch (e) {}
     }
     process.reallyExit(status);
   }

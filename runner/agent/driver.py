@@ -50,7 +50,8 @@ def _paddock_main():
         kernel['serve'](req)
         os._exit(0)
     os.close(3)
-    # fd 4 carries the exit status back; no child process may inherit it.
+    # fd 4 carries the hint of _paddock_hint; no child process may inherit
+    # it.
     os.set_inheritable(4, False)
     code = req['code']
     args = req.get('args') or []
@@ -71,20 +72,19 @@ def _paddock_main():
     main.__builtins__ = builtins
     sys.modules['__main__'] = main
     status = 0
-    limit = None
     try:
         exec(compile(code, '<string>', 'exec'), main.__dict__)
     except SystemExit as e:
         status = _paddock_exit_status(e)
     except BaseException as e:
+        # First the hint, while the limits are as the error left them.
+        _paddock_hint(e)
         # Drop this frame: the traceback starts in the user's code, as it
         # does under python3 -c.
         e.__traceback__ = e.__traceback__.tb_next
         _paddock_report(e)
         status = 1
-        if _paddock_fork_refused(e):
-            limit = 'pids'
-    _paddock_exit(status, limit)
+    _paddock_exit(status)
 
 
 def _paddock_exercise():
@@ -140,16 +140,35 @@ def _paddock_exit_status(e):
     return 1
 
 
-def _paddock_fork_refused(e):
-    # Whether the program died of a process start the process limit
-    # refused: EAGAIN raised by a call to fork() or forkpty() (the last
-    # name loaded before the failing call, which takes no arguments), or by
-    # subprocess's process start. By the time the program has ended, a fork
-    # bomb's processes have often died of the same error, so the agent's
-    # count of them cannot tell.
+def _paddock_hint(e):
+    # Tell the agent which limit the program is dying of, if any: an
+    # uncaught ENOSPC (disk), or an uncaught EAGAIN from a process start
+    # (processes). It is a hint only: the agent names the limit in the
+    # run's reason only if its own reading finds the limit at its ceiling,
+    # and the exit status is always the process's own.
     import errno
-    if not isinstance(e, OSError) or e.errno != errno.EAGAIN:
-        return False
+    import os
+    if not isinstance(e, OSError) or os.getpid() != _paddock_pid:
+        return
+    if e.errno == errno.ENOSPC:
+        limit = b'disk'
+    elif e.errno == errno.EAGAIN and _paddock_fork_refused(e):
+        limit = b'processes'
+    else:
+        return
+    hint = b'{"op":"limit","limit":"%s"}' % limit
+    try:
+        os.write(4, len(hint).to_bytes(4, 'big') + hint)
+    except OSError:
+        pass
+
+
+def _paddock_fork_refused(e):
+    # Whether e, an EAGAIN, was raised by a process start: a call to fork()
+    # or forkpty() (the last name loaded before the failing call, which
+    # takes no arguments), or subprocess's process start. By the time the
+    # program has ended, a fork bomb's processes have often died of the
+    # same error, so the agent reads the limits as soon as it hears of it.
     tb = e.__traceback__
     if tb is None:
         return False
@@ -168,7 +187,7 @@ def _paddock_fork_refused(e):
     return name in ('fork', 'forkpty')
 
 
-def _paddock_exit(status, limit=None):
+def _paddock_exit(status):
     # The first steps of interpreter shutdown (join non-daemon threads, run
     # atexit handlers, flush the standard streams), then _exit: tearing the
     # interpreter down costs tens of milliseconds under gVisor and nothing
@@ -189,24 +208,14 @@ def _paddock_exit(status, limit=None):
             if status == 0:
                 status = 120
     import os
-    # Close our ends of stdout and stderr so that the agent sees them end,
-    # then report the status on fd 4: the run is over from here on.
+    # Close our ends of stdout and stderr so that the agent sees them end
+    # (a forked child ends the same way, as python3 -c's children do). The
+    # agent takes the status from the process's exit itself.
     for fd in (1, 2):
         try:
             os.close(fd)
         except OSError:
             pass
-    if os.getpid() != _paddock_pid:
-        # A child the program forked, ending the way python3 -c's children
-        # do; only the program's own end is reported.
-        os._exit(status)
-    report = b'{"op":"exit","code":%d}' % status
-    if limit is not None:
-        report = b'{"op":"exit","code":%d,"limit":"%s"}' % (status, limit.encode())
-    try:
-        os.write(4, len(report).to_bytes(4, 'big') + report)
-    except OSError:
-        pass
     os._exit(status)
 
 

@@ -22,8 +22,8 @@ import (
 //	                {"op":"execute","seq":S,"count":N,"code":…,"env":{…}}
 //	                {"op":"interrupt","seq":S}                      Node only: stop cell S (with SIGINT)
 //	driver → agent  {"op":"reseeded"}                              the reseed is done
-//	                {"op":"exit","code":N,"limit":"pids"}          one-shot: the program is over; limit, when
-//	                                                               present, names the limit it died of
+//	                {"op":"limit","limit":"processes"|"disk"}      one-shot: a hint that the program is dying of
+//	                                                               that limit's error; see limitReason
 //	                {"op":"ready"}                                 kernel mode is on
 //	                {"op":"event","seq":S,"type":…,…}              an output of cell S (wire.Event fields)
 //	                {"op":"done","seq":S,"status":"ok"|"error"|"interrupted","error":{…}}
@@ -33,7 +33,8 @@ import (
 //
 // Every byte on fd 4 comes from inside the interpreter, where user code runs
 // too: the agent bounds each frame and treats a malformed one as the loss of
-// the kernel.
+// the kernel. A one-shot's exit code and reason never come from fd 4: the
+// agent takes them from the interpreter's wait status.
 const driverHeader = 4
 
 // maxDriverFrame bounds a frame the driver sends; an event must fit in one
@@ -48,7 +49,7 @@ const (
 	opKernel    = "kernel"
 	opExecute   = "execute"
 	opInterrupt = "interrupt"
-	opExit      = "exit"
+	opLimit     = "limit"
 	opReady     = "ready"
 	opEvent     = "event"
 	opDone      = "done"
@@ -71,8 +72,7 @@ type driverRequest struct {
 type driverReport struct {
 	Op     string `json:"op"`
 	Seq    uint64 `json:"seq"`
-	Code   *int   `json:"code"`   // exit
-	Limit  string `json:"limit"`  // exit: "pids" when a refused fork ended the program
+	Limit  string `json:"limit"`  // limit: the limit hinted at
 	Status string `json:"status"` // done
 	wire.Event
 }
@@ -95,14 +95,16 @@ func encodeDriverFrame(req driverRequest) ([]byte, error) {
 // driverReader decodes the driver's frames. It is not safe for concurrent
 // use.
 type driverReader struct {
-	r *bufio.Reader
+	r   *bufio.Reader
+	max uint32 // the largest frame accepted
 }
 
-// reportBuffer fits a one-shot exit report whole.
+// reportBuffer fits a one-shot hint or a reseed report whole, and bounds a
+// one-shot's frames.
 const reportBuffer = 256
 
 func newDriverReaderSize(r io.Reader, size int) *driverReader {
-	return &driverReader{r: bufio.NewReaderSize(r, size)}
+	return &driverReader{r: bufio.NewReaderSize(r, size), max: maxDriverFrame}
 }
 
 // next returns the next report. It returns io.EOF at a clean end between
@@ -114,7 +116,7 @@ func (d *driverReader) next() (driverReport, error) {
 		return driverReport{}, err
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
-	if n > maxDriverFrame {
+	if n > d.max {
 		return driverReport{}, fmt.Errorf("%w: frame of %d bytes", ErrDriverProtocol, n)
 	}
 	body := make([]byte, n)
