@@ -47,12 +47,16 @@ func TestE2ETrustedResults(t *testing.T) {
 		{name: "python: exit 0 forged on fd 4, exit 3", lang: "python",
 			code:     forgeFrame(`{"op":"exit","code":0}`) + "print('forged')\nraise SystemExit(3)",
 			exitCode: 3, reason: "error", stdout: "forged\n"},
-		// The Node driver reopens its channel on the lowest free
-		// descriptor, fd 3, which it has just closed.
 		{name: "node: exit 0 forged on the driver's channel, exit 3", lang: "node",
 			code: "const fs = require('fs');\nconst b = Buffer.from('{\"op\":\"exit\",\"code\":0}');\n" +
 				"const f = Buffer.alloc(4 + b.length); f.writeUInt32BE(b.length, 0); b.copy(f, 4);\n" +
-				"if (fs.readlinkSync('/proc/self/fd/3').startsWith('pipe:')) { fs.writeSync(3, f); console.log('forged'); }\nprocess.exit(3)",
+				// The driver's channel: the write-only pipe past the
+				// standard streams whose other end is not in this process
+				// (Node's own pipes have both ends here).
+				"const fds = fs.readdirSync('/proc/self/fd').map(Number).filter((fd) => fd > 2).map((fd) => {\n" +
+				"  try { return { fd, link: fs.readlinkSync('/proc/self/fd/' + fd), flags: parseInt(/flags:\\s*(\\d+)/.exec(fs.readFileSync('/proc/self/fdinfo/' + fd, 'utf8'))[1], 8) }; } catch (e) { return { fd, link: '' }; }\n});\n" +
+				"for (const x of fds) {\n" +
+				"  if (x.link.startsWith('pipe:') && (x.flags & 3) === 1 && fds.filter((y) => y.link === x.link).length === 1) { fs.writeSync(x.fd, f); console.log('forged'); }\n}\nprocess.exit(3)",
 			exitCode: 3, reason: "error", stdout: "forged\n"},
 		{name: "python: pids exit forged, no limit reached, exit 1", lang: "python",
 			code:     forgeFrame(`{"op":"exit","code":1,"limit":"pids"}`) + "print('forged')\nraise SystemExit(1)",
@@ -66,6 +70,11 @@ func TestE2ETrustedResults(t *testing.T) {
 		{name: "62 sleeping children, exit 2", lang: "python",
 			code:     "import subprocess, sys\nps = [subprocess.Popen(['sleep', '60']) for _ in range(62)]\nprint(len(ps))\nsys.exit(2)",
 			exitCode: 2, reason: "error", stdout: "62\n"},
+		// At the ceiling, but nothing refused: the reason stays, the
+		// ceiling is reported.
+		{name: "64 sleeping children, exit 2", lang: "python",
+			code:     "import subprocess, sys\nps = [subprocess.Popen(['sleep', '60']) for _ in range(64)]\nprint(len(ps))\nsys.exit(2)",
+			exitCode: 2, reason: "error", reached: []string{"processes"}, stdout: "64\n"},
 		{name: "61 sleeping daemon threads, then past the timeout", lang: "python", timeoutMS: 3000,
 			code: "import threading, time\nfor _ in range(61):\n    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n" +
 				"print(threading.active_count(), flush=True)\ntime.sleep(60)",
@@ -85,6 +94,10 @@ func TestE2ETrustedResults(t *testing.T) {
 		{name: "processes 32, H07 fork bomb", lang: "python", code: "import os; [os.fork() for _ in iter(int,1)]",
 			limits:   map[string]any{"processes": 32, "memory_mb": 1024},
 			exitCode: 1, reason: "pids_limit", reached: []string{"processes"}, stderrHas: "BlockingIOError"},
+		{name: "node: processes 32, spawn until refused", lang: "node",
+			code:     "const cp = require('child_process');\nconst ps = [];\n(function more() { ps.push(cp.spawn('sleep', ['60'])); setImmediate(more); })();",
+			limits:   map[string]any{"processes": 32, "memory_mb": 1024},
+			exitCode: 1, reason: "pids_limit", reached: []string{"processes"}, stderrHas: "EAGAIN"},
 		{name: "H21 fill the workspace", lang: "python",
 			code:     "f=open('/workspace/big','wb'); [f.write(b'x'*2**20) for _ in range(10240)]",
 			exitCode: 1, reason: "disk_limit", reached: []string{"disk"}, stderrHas: "No space left on device"},

@@ -61,13 +61,16 @@
     require('vm').runInThisContext(req.source, { filename: 'paddock-kernel.js' })(req, require);
     return;
   }
-  fs.closeSync(3);
-  // fd 4 carries the hint below. Reopened through /proc, it is
-  // close-on-exec, so no child process inherits it.
+  // fd 4 carries the hint below and fd 3 its acknowledgement. Reopened
+  // through /proc, they are close-on-exec, so no child process inherits
+  // them.
   let report = -1;
+  let ack = -1;
   try {
     report = fs.openSync('/proc/self/fd/4', 'w');
+    ack = fs.openSync('/proc/self/fd/3', 'r');
   } catch (e) {}
+  fs.closeSync(3);
   fs.closeSync(4);
   const code = req.code;
 
@@ -109,7 +112,12 @@
     const frame = Buffer.alloc(4 + body.length);
     frame.writeUInt32BE(body.length, 0);
     body.copy(frame, 4);
-    try { fs.writeSync(report, frame); } catch (e) {}
+    try {
+      fs.writeSync(report, frame);
+      // Stay as the error left things until the agent has read the
+      // limits: exiting would end this process's threads.
+      if (ack >= 0) fs.readSync(ack, Buffer.alloc(1), 0, 1, null);
+    } catch (e) {}
   }
   function paddockExit(code) {
     if (fatal) return;

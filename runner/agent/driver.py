@@ -49,9 +49,9 @@ def _paddock_main():
         exec(compile(req['source'], '<paddock-kernel>', 'exec'), kernel)
         kernel['serve'](req)
         os._exit(0)
-    os.close(3)
-    # fd 4 carries the hint of _paddock_hint; no child process may inherit
-    # it.
+    # fd 4 carries the hint of _paddock_hint and fd 3 its acknowledgement;
+    # no child process may inherit them.
+    os.set_inheritable(3, False)
     os.set_inheritable(4, False)
     code = req['code']
     args = req.get('args') or []
@@ -112,6 +112,9 @@ def _paddock_exercise():
     dict(os.environ)
     hasattr(sys, 'orig_argv')
     atexit._ncallbacks()
+    # _paddock_hint reads the failing call with dis: loaded now, it costs
+    # nothing while a fork bomb's processes die.
+    import dis
 
 
 def _paddock_read(n):
@@ -159,6 +162,9 @@ def _paddock_hint(e):
     hint = b'{"op":"limit","limit":"%s"}' % limit
     try:
         os.write(4, len(hint).to_bytes(4, 'big') + hint)
+        # Stay as the error left things until the agent has read the
+        # limits: ending would hand this process's children to the agent.
+        os.read(3, 1)
     except OSError:
         pass
 

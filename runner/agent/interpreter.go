@@ -129,12 +129,13 @@ func (in *interpreter) close() error {
 // hints reads what the driver hints on fd 4 during a one-shot run: a
 // limit it saw the program die of (see limitReason). Each byte there may
 // come from user code, so a hint is only a cue: on the first one naming a
-// known limit, at is called at once, while the limits are as the failure
-// left them, and its reading is what the hint is judged by. The frames
-// after the first hint are read and dropped, so that writers never block.
-// The channel delivers the first hint and the reading (or nothing) once fd
-// 4 ends or fails.
-func (in *interpreter) hints(at func() limitState) *hintReader {
+// known limit, at is called at once and its reading is what the hint is
+// judged by. Every hint is then acknowledged with ack, which the driver
+// waits for: the program's own end (its threads gone, its children
+// handed to the agent and reaped) would otherwise change the limits
+// before they are read. The frames after the first hint are read and
+// dropped, so that writers never block on fd 4.
+func (in *interpreter) hints(at func() limitState, ack func()) *hintReader {
 	h := &hintReader{done: make(chan struct{})}
 	go func() {
 		defer close(h.done)
@@ -156,6 +157,7 @@ func (in *interpreter) hints(at func() limitState) *hintReader {
 				h.hint, h.at = rep.Limit, at()
 			}
 			h.mu.Unlock()
+			ack()
 		}
 	}()
 	return h

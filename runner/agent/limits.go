@@ -161,12 +161,16 @@ func (p *limitProbe) read() limitState {
 	if p == nil {
 		return unknownState
 	}
-	st := limitState{nproc: p.nproc(), free: p.free()}
-	if p.hold != nil {
-		release := p.hold()
-		defer release()
-	}
-	st.tasks = p.tasks()
+	var st limitState
+	// The tasks first: they change fastest.
+	func() {
+		if p.hold != nil {
+			release := p.hold()
+			defer release()
+		}
+		st.tasks = p.tasks()
+	}()
+	st.nproc, st.free = p.nproc(), p.free()
 	return st
 }
 

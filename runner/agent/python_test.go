@@ -477,10 +477,15 @@ func TestForgedExitReports(t *testing.T) {
 		{name: "python, garbage on fd 4, exit 2", lang: LanguagePython,
 			code: "import os, sys\nos.write(4, b'\\xff' * 300)\nsys.exit(2)", wantCode: 2, wantReason: "error"},
 		{name: "node, exit 0 forged, exit 3", lang: LanguageNode,
-			code: "const b = Buffer.from('{\"op\":\"exit\",\"code\":0}'); const f = Buffer.alloc(4 + b.length); f.writeUInt32BE(b.length, 0); b.copy(f, 4);\n" +
-				// The driver reopens its channel on the lowest free
-				// descriptor, fd 3, which it has just closed.
-				"const fs = require('fs');\nif (fs.readlinkSync('/proc/self/fd/3').startsWith('pipe:')) { fs.writeSync(3, f); console.log('forged'); }\nprocess.exit(3)",
+			code: "const fs = require('fs');\nconst b = Buffer.from('{\"op\":\"exit\",\"code\":0}');\n" +
+				"const f = Buffer.alloc(4 + b.length); f.writeUInt32BE(b.length, 0); b.copy(f, 4);\n" +
+				// The driver's channel: the write-only pipe past the
+				// standard streams whose other end is not in this process
+				// (Node's own pipes have both ends here).
+				"const fds = fs.readdirSync('/proc/self/fd').map(Number).filter((fd) => fd > 2).map((fd) => {\n" +
+				"  try { return { fd, link: fs.readlinkSync('/proc/self/fd/' + fd), flags: parseInt(/flags:\\s*(\\d+)/.exec(fs.readFileSync('/proc/self/fdinfo/' + fd, 'utf8'))[1], 8) }; } catch (e) { return { fd, link: '' }; }\n});\n" +
+				"for (const x of fds) {\n" +
+				"  if (x.link.startsWith('pipe:') && (x.flags & 3) === 1 && fds.filter((y) => y.link === x.link).length === 1) { fs.writeSync(x.fd, f); console.log('forged'); }\n}\nprocess.exit(3)",
 			wantStdout: "forged\n",
 			wantCode:   3, wantReason: "error"},
 	}

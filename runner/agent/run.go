@@ -60,8 +60,20 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 		}
 	}
 	start := time.Now()
-	hints := s.interp.hints(probe.read)
-	go deliver(s.interp.ctl, body)
+	// fd 3 stays open after the request: the agent acknowledges each hint
+	// on it once it has read the limits, and the driver waits for that, so
+	// that the program's end does not change the limits before they are
+	// read (see interpreter.hints). It is closed when the program is over.
+	delivered := make(chan struct{})
+	go func() {
+		defer close(delivered)
+		s.interp.ctl.Write(body)
+	}()
+	defer s.interp.ctl.Close()
+	hints := s.interp.hints(probe.read, func() {
+		<-delivered
+		s.interp.ctl.Write([]byte{1})
+	})
 	go deliver(s.interp.stdin, req.Stdin)
 	stopTimer := func() bool { return false }
 	if req.TimeoutMS > 0 {
@@ -83,6 +95,7 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 	status := s.interp.status
 	exec := time.Since(start)
 	stopTimer() // the program is over: from here on only output can end it
+	s.interp.ctl.Close()
 	// The limit state only explains a failure; reading it costs several
 	// milliseconds under gVisor, so a clean exit skips it.
 	ended, hint, atHint := unknownState, "", unknownState
