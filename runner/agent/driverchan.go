@@ -21,12 +21,15 @@ import (
 //	                {"op":"kernel","env":{…},"source":…,"fresh":B}         become a kernel (source: kernel.py / kernel.js)
 //	                {"op":"execute","seq":S,"count":N,"code":…,"env":{…}}
 //	                {"op":"interrupt","seq":S}                      Node only: stop cell S (with SIGINT)
+//	                one byte, unframed                             one-shot: a hint was read (see interpreter.hints)
 //	driver → agent  {"op":"reseeded"}                              the reseed is done
 //	                {"op":"limit","limit":"processes"|"disk"}      one-shot: a hint that the program is dying of
 //	                                                               that limit's error; see limitReason
 //	                {"op":"ready"}                                 kernel mode is on
 //	                {"op":"event","seq":S,"type":…,…}              an output of cell S (wire.Event fields)
 //	                {"op":"done","seq":S,"status":"ok"|"error"|"interrupted","error":{…}}
+//
+// A one-shot's fd 3 stays open after the request, for the acknowledgements.
 //
 // fresh says the driver reseeded after the sandbox's last restore (see
 // session.refresh), so it need not reseed again before the request.
