@@ -62,8 +62,6 @@ def _paddock_main():
         sys.orig_argv = [sys.orig_argv[0], '-c', code, *args]
     if not req.get('fresh'):
         _paddock_renew()
-    global _paddock_pid
-    _paddock_pid = os.getpid()
 
     loader = globals().get('__loader__')
     main = type(sys)('__main__')
@@ -148,10 +146,12 @@ def _paddock_hint(e):
     # uncaught ENOSPC (disk), or an uncaught EAGAIN from a process start
     # (processes). It is a hint only: the agent names the limit in the
     # run's reason only if its own reading finds the limit at its ceiling,
-    # and the exit status is always the process's own.
+    # and the exit status is always the process's own. A forked child
+    # hints too: in a fork bomb the first process refused is the one to
+    # hint while the processes still fill the limit.
     import errno
     import os
-    if not isinstance(e, OSError) or os.getpid() != _paddock_pid:
+    if not isinstance(e, OSError):
         return
     if e.errno == errno.ENOSPC:
         limit = b'disk'
@@ -240,9 +240,6 @@ def _paddock_report(e):
         sys.__excepthook__(type(err), err, err.__traceback__)
         print('\nOriginal exception was:', file=sys.stderr)
         sys.__excepthook__(type(e), e, e.__traceback__)
-
-
-_paddock_pid = None  # the driver's own pid: a forked child is not the program
 
 
 def _paddock_renew():

@@ -144,7 +144,7 @@ func TestPythonRun(t *testing.T) {
 		{
 			name:       "no leaked descriptors",
 			req:        wire.Run{Code: "import os, sys\nprint(len(os.listdir('/proc/self/fd')), flush=True)\nos.system('ls /proc/self/fd | wc -l')"},
-			wantStdout: "5\n4\n", // the driver: 0-2, the status pipe, the listing; a child: 0-2 and the listing
+			wantStdout: "6\n4\n", // the driver: 0-2, its two channel pipes, the listing; a child: 0-2 and the listing
 			wantReason: "ok",
 		},
 		{
