@@ -72,21 +72,23 @@ func (st limitState) reached() []string {
 // cgroup has no events file), so a limit is named only when two things
 // meet:
 //
-//   - hint: the driver saw the program die of the limit's own error, an
-//     uncaught EAGAIN from a process start (pids) or an uncaught ENOSPC
-//     (disk). It comes from inside the interpreter, where user code could
-//     write it too, so on its own it changes nothing.
-//   - at: the agent's own reading of the limit, taken when the hint
-//     arrived or when the program ended, found it at its ceiling (the
-//     user's charged tasks equal to RLIMIT_NPROC; a writable filesystem
-//     with no space left).
+//   - hint: the driver saw the program, or a Python child it forked, die
+//     of the limit's own error, an uncaught EAGAIN from a process start
+//     (processes) or an uncaught ENOSPC (disk). It comes from inside the
+//     interpreter, where user code could write it too, so on its own it
+//     changes nothing.
+//   - at: the agent's own reading of the limit, taken when the first hint
+//     arrived (the driver waits for it) or when the program ended, found
+//     it at its ceiling (the user's charged tasks equal to RLIMIT_NPROC; a
+//     writable filesystem with no space left).
 //
 // Only error is refined: a clean exit needs no excuse, output_limit and
 // timeout are the agent's own doing, and killed is a signal nobody asked
 // the limit about. A program can thus read pids_limit or disk_limit only
-// by being at the limit's ceiling and dying of an uncaught error that the
-// driver attributes to it — or by writing that hint itself while at the
-// ceiling, which yields what an honest program in the same state gets.
+// by being at the limit's ceiling and failing after a hint: one the driver
+// wrote for its error, or one it wrote itself while at the ceiling, which
+// yields what an honest program in the same state gets. A refusal reads
+// error when the limit has left its ceiling by the time of both readings.
 func limitReason(reason, hint string, at limitState) string {
 	if reason != reasonError {
 		return reason
