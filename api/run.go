@@ -21,6 +21,7 @@ type runResponse struct {
 	StderrBase64    string         `json:"stderr_base64,omitempty"`
 	ExitCode        int            `json:"exit_code"`
 	Reason          runner.Reason  `json:"reason"`
+	LimitsReached   []string       `json:"limits_reached,omitempty"`
 	StdoutTruncated bool           `json:"stdout_truncated"`
 	StderrTruncated bool           `json:"stderr_truncated"`
 	Warm            bool           `json:"warm"`
@@ -92,6 +93,7 @@ func newRunResponse(o pool.Outcome) runResponse {
 	resp := runResponse{
 		ExitCode:        r.ExitCode,
 		Reason:          r.Reason,
+		LimitsReached:   r.LimitsReached,
 		StdoutTruncated: r.StdoutTruncated,
 		StderrTruncated: r.StderrTruncated,
 		Warm:            o.Kind == pool.StartPool,

@@ -288,3 +288,34 @@ func TestRunClientGone(t *testing.T) {
 	}
 	waitFor(t, "sandbox destroyed", func() bool { return f.rt.Sandboxes()[0].Destroyed() })
 }
+
+func TestRunLimitsReached(t *testing.T) {
+	tests := []struct {
+		name    string
+		reached []string
+		want    string // the raw JSON value, or "" for absent
+	}{
+		{name: "none: omitted", reached: nil, want: ""},
+		{name: "processes", reached: []string{runner.LimitProcesses}, want: `["processes"]`},
+		{name: "both", reached: []string{runner.LimitProcesses, runner.LimitDisk}, want: `["processes","disk"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := &runnertest.Runtime{RunFunc: func(context.Context, runner.RunRequest, runner.OutputFunc) (runner.RunResult, error) {
+				return runner.RunResult{ExitCode: 2, Reason: runner.ReasonError, LimitsReached: tt.reached}, nil
+			}}
+			f := newFixture(t, rt, pool.Config{}, api.Config{}, true)
+			rec := f.do(t, http.MethodPost, "/v1/run", `{"language":"python","code":"x"}`)
+			var got map[string]json.RawMessage
+			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+				t.Fatalf("decoding %s: %v", rec.Body, err)
+			}
+			if raw, ok := got["limits_reached"]; string(raw) != tt.want || ok != (tt.want != "") {
+				t.Errorf("limits_reached = %s (present %v), want %q", raw, ok, tt.want)
+			}
+			if string(got["reason"]) != `"error"` || string(got["exit_code"]) != "2" {
+				t.Errorf("reason %s exit_code %s, want \"error\" and 2", got["reason"], got["exit_code"])
+			}
+		})
+	}
+}

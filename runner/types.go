@@ -80,8 +80,8 @@ const (
 	ReasonOOM          Reason = "oom"           // memory limit reached
 	ReasonOutputLimit  Reason = "output_limit"  // a stream exceeded its cap
 	ReasonKilled       Reason = "killed"        // killed by a signal Paddock did not send
-	ReasonPidsLimit    Reason = "pids_limit"    // failed or timed out with the process limit reached
-	ReasonDiskLimit    Reason = "disk_limit"    // failed with a writable filesystem full
+	ReasonPidsLimit    Reason = "pids_limit"    // died of a process start the process limit refused
+	ReasonDiskLimit    Reason = "disk_limit"    // died of a write a full writable filesystem refused
 	ReasonSandboxError Reason = "sandbox_error" // the sandbox died for another reason
 )
 
@@ -97,4 +97,14 @@ type RunResult struct {
 	// Exec is the time from delivering the request to the program's end,
 	// measured on the host.
 	Exec time.Duration
+	// LimitsReached names the sandbox limits the agent saw at their
+	// ceiling as a run that did not exit 0 ended, whether or not they
+	// changed its reason: LimitProcesses, LimitDisk.
+	LimitsReached []string
 }
+
+// Limits a run can be seen at the ceiling of (RunResult.LimitsReached).
+const (
+	LimitProcesses = "processes" // the user's tasks at the process limit
+	LimitDisk      = "disk"      // a writable filesystem with no space left
+)

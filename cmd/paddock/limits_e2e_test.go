@@ -77,8 +77,9 @@ func TestE2ERunLimits(t *testing.T) {
 			limits: map[string]any{"processes": 16}, reason: "pids_limit", stdout: "17\n", stderrHas: "BlockingIOError"},
 		// H07's fork bomb without the warm-up: every process forks until
 		// refused and dies of the uncaught BlockingIOError, so the table
-		// has emptied again by the time the program ends; the driver saw
-		// the refused fork. 1 GiB keeps memory from running out first
+		// has emptied again by the time the program ends; the first
+		// process refused hints, and the agent reads the limit then
+		// (TestE2ETrustedResults). 1 GiB keeps memory from running out first
 		// (each fork costs host memory: gVisor copies 2 MiB on write).
 		{name: "processes 32, H07 fork bomb", lang: "python", code: "import os; [os.fork() for _ in iter(int,1)]",
 			limits: map[string]any{"processes": 32, "memory_mb": 1024}, reason: "pids_limit", stderrHas: "BlockingIOError"},

@@ -20,6 +20,10 @@ type Agent struct {
 	cfg         Config
 	interpreter string
 	log         *slog.Logger
+	// limits, when set, is what every limit reading returns. Only the
+	// package's tests set it, to judge the drivers' hints outside a
+	// sandbox.
+	limits *limitState
 }
 
 // New checks cfg and resolves the interpreter.

@@ -11,8 +11,9 @@
 //
 // A run delivers the files, the request and stdin, streams the output under
 // per-stream caps, enforces the wall-time limit, and reports how the program
-// ended. It reaps every orphan, and kills every user process when the
-// program is over.
+// ended: from the interpreter's wait status, never from what the program
+// wrote, with the limits it read itself (limits.go). It reaps every orphan,
+// and kills every user process when the program is over.
 //
 // A kernel (kernel*.go) is the same pre-started interpreter, told to become a
 // Jupyter-style kernel: the driver runs the kernel code the agent sends along

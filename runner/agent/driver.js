@@ -61,13 +61,16 @@
     require('vm').runInThisContext(req.source, { filename: 'paddock-kernel.js' })(req, require);
     return;
   }
-  fs.closeSync(3);
-  // fd 4 carries the exit status back. Reopened through /proc, it is
-  // close-on-exec, so no child process inherits it.
+  // fd 4 carries the hint below and fd 3 its acknowledgement. Reopened
+  // through /proc, they are close-on-exec, so no child process inherits
+  // them.
   let report = -1;
+  let ack = -1;
   try {
     report = fs.openSync('/proc/self/fd/4', 'w');
+    ack = fs.openSync('/proc/self/fd/3', 'r');
   } catch (e) {}
+  fs.closeSync(3);
   fs.closeSync(4);
   const code = req.code;
 
@@ -88,7 +91,34 @@
   // An uncaught exception is printed after the 'exit' listeners run, so
   // that exit keeps Node's own path.
   let fatal = false;
-  process.on('uncaughtExceptionMonitor', () => { fatal = true; });
+  process.on('uncaughtExceptionMonitor', (err) => {
+    fatal = true;
+    hint(err);
+  });
+  // Tell the agent which limit the program is dying of, if any: an
+  // uncaught ENOSPC (disk), or an uncaught EAGAIN from starting a process
+  // (processes). It is a hint only: the agent names the limit in the run's
+  // reason only if its own reading finds the limit at its ceiling, and the
+  // exit status is always the process's own.
+  function hint(err) {
+    let limit = '';
+    if (err && err.code === 'ENOSPC') {
+      limit = 'disk';
+    } else if (err && err.code === 'EAGAIN' && typeof err.syscall === 'string' && err.syscall.startsWith('spawn')) {
+      limit = 'processes';
+    }
+    if (!limit || report < 0) return;
+    const body = Buffer.from(`{"op":"limit","limit":"${limit}"}`);
+    const frame = Buffer.alloc(4 + body.length);
+    frame.writeUInt32BE(body.length, 0);
+    body.copy(frame, 4);
+    try {
+      fs.writeSync(report, frame);
+      // Stay as the error left things until the agent has read the
+      // limits: exiting would end this process's threads.
+      if (ack >= 0) fs.readSync(ack, Buffer.alloc(1), 0, 1, null);
+    } catch (e) {}
+  }
   function paddockExit(code) {
     if (fatal) return;
     const listeners = process.listeners('exit');
@@ -96,17 +126,10 @@
       fn.call(process, code);
     }
     const status = process.exitCode === undefined ? code : process.exitCode;
-    // Close stdout and stderr so that the agent sees them end, then report
-    // the status: the run is over from here on.
+    // Close stdout and stderr so that the agent sees them end. The agent
+    // takes the status from the process's exit itself.
     for (const fd of [1, 2]) {
       try { fs.closeSync(fd); } catch (e) {}
-    }
-    if (report >= 0) {
-      const body = Buffer.from(`{"op":"exit","code":${status & 0xff}}`);
-      const frame = Buffer.alloc(4 + body.length);
-      frame.writeUInt32BE(body.length, 0);
-      body.copy(frame, 4);
-      try { fs.writeSync(report, frame); } catch (e) {}
     }
     process.reallyExit(status);
   }

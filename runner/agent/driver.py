@@ -49,8 +49,9 @@ def _paddock_main():
         exec(compile(req['source'], '<paddock-kernel>', 'exec'), kernel)
         kernel['serve'](req)
         os._exit(0)
-    os.close(3)
-    # fd 4 carries the exit status back; no child process may inherit it.
+    # fd 4 carries the hint of _paddock_hint and fd 3 its acknowledgement;
+    # no child process may inherit them.
+    os.set_inheritable(3, False)
     os.set_inheritable(4, False)
     code = req['code']
     args = req.get('args') or []
@@ -61,8 +62,6 @@ def _paddock_main():
         sys.orig_argv = [sys.orig_argv[0], '-c', code, *args]
     if not req.get('fresh'):
         _paddock_renew()
-    global _paddock_pid
-    _paddock_pid = os.getpid()
 
     loader = globals().get('__loader__')
     main = type(sys)('__main__')
@@ -71,20 +70,19 @@ def _paddock_main():
     main.__builtins__ = builtins
     sys.modules['__main__'] = main
     status = 0
-    limit = None
     try:
         exec(compile(code, '<string>', 'exec'), main.__dict__)
     except SystemExit as e:
         status = _paddock_exit_status(e)
     except BaseException as e:
+        # First the hint, while the limits are as the error left them.
+        _paddock_hint(e)
         # Drop this frame: the traceback starts in the user's code, as it
         # does under python3 -c.
         e.__traceback__ = e.__traceback__.tb_next
         _paddock_report(e)
         status = 1
-        if _paddock_fork_refused(e):
-            limit = 'pids'
-    _paddock_exit(status, limit)
+    _paddock_exit(status)
 
 
 def _paddock_exercise():
@@ -112,6 +110,9 @@ def _paddock_exercise():
     dict(os.environ)
     hasattr(sys, 'orig_argv')
     atexit._ncallbacks()
+    # _paddock_hint reads the failing call with dis: loaded now, it costs
+    # nothing while a fork bomb's processes die.
+    import dis
 
 
 def _paddock_read(n):
@@ -140,16 +141,40 @@ def _paddock_exit_status(e):
     return 1
 
 
-def _paddock_fork_refused(e):
-    # Whether the program died of a process start the process limit
-    # refused: EAGAIN raised by a call to fork() or forkpty() (the last
-    # name loaded before the failing call, which takes no arguments), or by
-    # subprocess's process start. By the time the program has ended, a fork
-    # bomb's processes have often died of the same error, so the agent's
-    # count of them cannot tell.
+def _paddock_hint(e):
+    # Tell the agent which limit the program is dying of, if any: an
+    # uncaught ENOSPC (disk), or an uncaught EAGAIN from a process start
+    # (processes). It is a hint only: the agent names the limit in the
+    # run's reason only if its own reading finds the limit at its ceiling,
+    # and the exit status is always the process's own. A forked child
+    # hints too: in a fork bomb the first process refused is the one to
+    # hint while the processes still fill the limit.
     import errno
-    if not isinstance(e, OSError) or e.errno != errno.EAGAIN:
-        return False
+    import os
+    if not isinstance(e, OSError):
+        return
+    if e.errno == errno.ENOSPC:
+        limit = b'disk'
+    elif e.errno == errno.EAGAIN and _paddock_fork_refused(e):
+        limit = b'processes'
+    else:
+        return
+    hint = b'{"op":"limit","limit":"%s"}' % limit
+    try:
+        os.write(4, len(hint).to_bytes(4, 'big') + hint)
+        # Stay as the error left things until the agent has read the
+        # limits: ending would hand this process's children to the agent.
+        os.read(3, 1)
+    except OSError:
+        pass
+
+
+def _paddock_fork_refused(e):
+    # Whether e, an EAGAIN, was raised by a process start: a call to fork()
+    # or forkpty() (the last name loaded before the failing call, which
+    # takes no arguments), or subprocess's process start. By the time the
+    # program has ended, a fork bomb's processes have often died of the
+    # same error, so the agent reads the limits as soon as it hears of it.
     tb = e.__traceback__
     if tb is None:
         return False
@@ -168,7 +193,7 @@ def _paddock_fork_refused(e):
     return name in ('fork', 'forkpty')
 
 
-def _paddock_exit(status, limit=None):
+def _paddock_exit(status):
     # The first steps of interpreter shutdown (join non-daemon threads, run
     # atexit handlers, flush the standard streams), then _exit: tearing the
     # interpreter down costs tens of milliseconds under gVisor and nothing
@@ -189,24 +214,14 @@ def _paddock_exit(status, limit=None):
             if status == 0:
                 status = 120
     import os
-    # Close our ends of stdout and stderr so that the agent sees them end,
-    # then report the status on fd 4: the run is over from here on.
+    # Close our ends of stdout and stderr so that the agent sees them end
+    # (a forked child ends the same way, as python3 -c's children do). The
+    # agent takes the status from the process's exit itself.
     for fd in (1, 2):
         try:
             os.close(fd)
         except OSError:
             pass
-    if os.getpid() != _paddock_pid:
-        # A child the program forked, ending the way python3 -c's children
-        # do; only the program's own end is reported.
-        os._exit(status)
-    report = b'{"op":"exit","code":%d}' % status
-    if limit is not None:
-        report = b'{"op":"exit","code":%d,"limit":"%s"}' % (status, limit.encode())
-    try:
-        os.write(4, len(report).to_bytes(4, 'big') + report)
-    except OSError:
-        pass
     os._exit(status)
 
 
@@ -225,9 +240,6 @@ def _paddock_report(e):
         sys.__excepthook__(type(err), err, err.__traceback__)
         print('\nOriginal exception was:', file=sys.stderr)
         sys.__excepthook__(type(e), e, e.__traceback__)
-
-
-_paddock_pid = None  # the driver's own pid: a forked child is not the program
 
 
 def _paddock_renew():

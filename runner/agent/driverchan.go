@@ -21,12 +21,15 @@ import (
 //	                {"op":"kernel","env":{…},"source":…,"fresh":B}         become a kernel (source: kernel.py / kernel.js)
 //	                {"op":"execute","seq":S,"key":K,"count":N,"code":…,"env":{…}}
 //	                {"op":"interrupt","seq":S}                      Node only: stop cell S (with SIGINT)
+//	                one byte, unframed                             one-shot: a hint was read (see interpreter.hints)
 //	driver → agent  {"op":"reseeded"}                              the reseed is done
-//	                {"op":"exit","code":N,"limit":"pids"}          one-shot: the program is over; limit, when
-//	                                                               present, names the limit it died of
+//	                {"op":"limit","limit":"processes"|"disk"}      one-shot: a hint that the program is dying of
+//	                                                               that limit's error; see limitReason
 //	                {"op":"ready"}                                 kernel mode is on
 //	                {"op":"event","seq":S,"key":K,"type":…,…}      an output of cell S (wire.Event fields)
 //	                {"op":"done","seq":S,"key":K,"status":"ok"|"error"|"interrupted","error":{…}}
+//
+// A one-shot's fd 3 stays open after the request, for the acknowledgements.
 //
 // fresh says the driver reseeded after the sandbox's last restore (see
 // session.refresh), so it need not reseed again before the request.
@@ -35,7 +38,8 @@ import (
 // too: the agent bounds each frame and treats a malformed one as the loss of
 // the kernel. K is a random key the agent makes for each cell; the driver
 // puts the running cell's key in every frame, and the agent drops an event
-// or a done without it (see cell).
+// or a done without it (see cell). A one-shot's exit code and reason never
+// come from fd 4: the agent takes them from the interpreter's wait status.
 const driverHeader = 4
 
 // maxDriverFrame bounds a frame the driver sends; an event must fit in one
@@ -50,7 +54,7 @@ const (
 	opKernel    = "kernel"
 	opExecute   = "execute"
 	opInterrupt = "interrupt"
-	opExit      = "exit"
+	opLimit     = "limit"
 	opReady     = "ready"
 	opEvent     = "event"
 	opDone      = "done"
@@ -75,8 +79,7 @@ type driverReport struct {
 	Op     string `json:"op"`
 	Seq    uint64 `json:"seq"`
 	Key    string `json:"key"`    // event, done: the cell's key
-	Code   *int   `json:"code"`   // exit
-	Limit  string `json:"limit"`  // exit: "pids" when a refused fork ended the program
+	Limit  string `json:"limit"`  // limit: the limit hinted at
 	Status string `json:"status"` // done
 	wire.Event
 }
@@ -99,14 +102,16 @@ func encodeDriverFrame(req driverRequest) ([]byte, error) {
 // driverReader decodes the driver's frames. It is not safe for concurrent
 // use.
 type driverReader struct {
-	r *bufio.Reader
+	r   *bufio.Reader
+	max uint32 // the largest frame accepted
 }
 
-// reportBuffer fits a one-shot exit report whole.
+// reportBuffer fits a one-shot hint or a reseed report whole, and bounds a
+// one-shot's frames.
 const reportBuffer = 256
 
 func newDriverReaderSize(r io.Reader, size int) *driverReader {
-	return &driverReader{r: bufio.NewReaderSize(r, size)}
+	return &driverReader{r: bufio.NewReaderSize(r, size), max: maxDriverFrame}
 }
 
 // next returns the next report. It returns io.EOF at a clean end between
@@ -118,7 +123,7 @@ func (d *driverReader) next() (driverReport, error) {
 		return driverReport{}, err
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
-	if n > maxDriverFrame {
+	if n > d.max {
 		return driverReport{}, fmt.Errorf("%w: frame of %d bytes", ErrDriverProtocol, n)
 	}
 	body := make([]byte, n)

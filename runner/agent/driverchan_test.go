@@ -35,7 +35,6 @@ func TestEncodeDriverFrame(t *testing.T) {
 
 func TestDriverReader(t *testing.T) {
 	t.Parallel()
-	code := 3
 	tests := []struct {
 		name    string
 		stream  string
@@ -43,7 +42,7 @@ func TestDriverReader(t *testing.T) {
 		wantErr error
 	}{
 		{name: "nothing", stream: "", wantErr: io.EOF},
-		{name: "exit", stream: "\x00\x00\x00\x16" + `{"op":"exit","code":3}`, want: []driverReport{{Op: opExit, Code: &code}}, wantErr: io.EOF},
+		{name: "limit", stream: "\x00\x00\x00\x22" + `{"op":"limit","limit":"processes"}`, want: []driverReport{{Op: opLimit, Limit: "processes"}}, wantErr: io.EOF},
 		{
 			name: "events and done",
 			stream: "\x00\x00\x00\x10" + `{"op":"ready"}  ` +
@@ -82,24 +81,32 @@ func TestDriverReader(t *testing.T) {
 	}
 }
 
-// The exit report the drivers write is the frame the agent decodes.
-func TestDriversWriteExitFrames(t *testing.T) {
+// The hints the drivers write are frames the agent decodes, and neither
+// driver reports an exit status on fd 4 any more.
+func TestDriversWriteLimitHints(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
 		src  string
 		want string
 	}{
-		{name: "driver.py", src: pythonDriver, want: `report = b'{"op":"exit","code":%d}' % status`},
-		{name: "driver.js", src: nodeDriver, want: "const body = Buffer.from(`{\"op\":\"exit\",\"code\":${status & 0xff}}`);"},
+		{name: "driver.py", src: pythonDriver, want: `hint = b'{"op":"limit","limit":"%s"}' % limit`},
+		{name: "driver.js", src: nodeDriver, want: "const body = Buffer.from(`{\"op\":\"limit\",\"limit\":\"${limit}\"}`);"},
 	}
 	for _, tt := range tests {
 		if !strings.Contains(tt.src, tt.want) {
 			t.Errorf("%s does not write %s", tt.name, tt.want)
 		}
+		if strings.Contains(tt.src, `"op":"exit"`) {
+			t.Errorf("%s still writes an exit report", tt.name)
+		}
 	}
-	r := newDriverReaderSize(bytes.NewReader([]byte("\x00\x00\x00\x18{\"op\":\"exit\",\"code\":255}")), reportBuffer)
-	if rep, err := r.next(); err != nil || rep.Op != opExit || *rep.Code != 255 {
-		t.Errorf("next = %+v, %v", rep, err)
+	for _, limit := range []string{"processes", "disk"} {
+		body := `{"op":"limit","limit":"` + limit + `"}`
+		frame := append([]byte{0, 0, 0, byte(len(body))}, body...)
+		r := newDriverReaderSize(bytes.NewReader(frame), reportBuffer)
+		if rep, err := r.next(); err != nil || rep.Op != opLimit || rep.Limit != limit {
+			t.Errorf("next = %+v, %v; want the %s hint", rep, err, limit)
+		}
 	}
 }

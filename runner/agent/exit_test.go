@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"reflect"
 	"syscall"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ func TestExitFrame(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := exitFrame(tt.ws, tt.reason, tt.out, pumpResult{}, 5*time.Nanosecond)
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("exitFrame = %+v, want %+v", got, tt.want)
 			}
 		})

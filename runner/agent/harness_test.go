@@ -24,6 +24,10 @@ import (
 // process, built with the same flags (-race included) as the tests.
 const agentConfigEnv = "PADDOCK_AGENT_TEST_CONFIG"
 
+// agentLimitsEnv, when set, holds the limit state, as "tasks nproc free",
+// that every limit reading of that agent returns.
+const agentLimitsEnv = "PADDOCK_AGENT_TEST_LIMITS"
+
 func TestMain(m *testing.M) {
 	if raw := os.Getenv(agentConfigEnv); raw != "" {
 		if root := os.Getenv(testRootEnv); root != "" {
@@ -48,6 +52,14 @@ func agentMain(raw string) int {
 	if err != nil {
 		log.Error("new agent", "err", err)
 		return 2
+	}
+	if raw := os.Getenv(agentLimitsEnv); raw != "" {
+		var st limitState
+		if _, err := fmt.Sscan(raw, &st.tasks, &st.nproc, &st.free); err != nil {
+			log.Error("decoding limits", "err", err)
+			return 2
+		}
+		a.limits = &st
 	}
 	if err := a.Serve(context.Background(), os.Stdin, os.Stdout); err != nil {
 		log.Error("serve", "err", err)
@@ -112,6 +124,18 @@ func startAgent(t testing.TB, cfg Config) *client {
 // namespace, chrooted into its template's root filesystem.
 func startAgentWith(t testing.TB, cfg Config, attr *syscall.SysProcAttr) *client {
 	t.Helper()
+	return startAgentEnv(t, cfg, attr)
+}
+
+// startAgentLimits is startAgent with every limit reading returning st.
+func startAgentLimits(t testing.TB, cfg Config, st limitState) *client {
+	t.Helper()
+	return startAgentEnv(t, cfg, nil, fmt.Sprintf("%s=%d %d %d", agentLimitsEnv, st.tasks, st.nproc, st.free))
+}
+
+// startAgentEnv is startAgentWith with more environment for the agent.
+func startAgentEnv(t testing.TB, cfg Config, attr *syscall.SysProcAttr, env ...string) *client {
+	t.Helper()
 	raw, err := json.Marshal(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +156,7 @@ func startAgentWith(t testing.TB, cfg Config, attr *syscall.SysProcAttr) *client
 		// The race detector otherwise sleeps a second before every exit.
 		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"),
 	)
+	cmd.Env = append(cmd.Env, env...)
 	c := &client{t: t, cmd: cmd, log: &lockedBuffer{}, frames: make(chan frameOrErr, 64), waited: make(chan error, 1)}
 	cmd.Stderr = c.log
 	if c.stdin, err = cmd.StdinPipe(); err != nil {

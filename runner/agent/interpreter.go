@@ -3,9 +3,11 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // interpreter is the pre-started interpreter and the agent's ends of its
@@ -17,7 +19,7 @@ type interpreter struct {
 	stdout *os.File // read end of the child's fd 1
 	stderr *os.File // read end of the child's fd 2
 	ctl    *os.File // write end of the child's fd 3, the request
-	report *os.File // read end of the child's fd 4, the driver's exit status
+	report *os.File // read end of the child's fd 4, the driver's reports and hints
 
 	exited chan struct{}      // closed once the process has ended
 	status syscall.WaitStatus // valid after exited is closed
@@ -48,7 +50,7 @@ func startInterpreter(r *reaper, cfg Config, path string) (*interpreter, error) 
 			closeAll(theirs[:])
 			return nil, fmt.Errorf("creating pipe: %w", err)
 		}
-		if i == 1 || i == 2 || i == 4 { // the child writes stdout, stderr and its report
+		if i == 1 || i == 2 || i == 4 { // the child writes stdout, stderr and its reports
 			ours[i], theirs[i] = rd, wr
 		} else {
 			ours[i], theirs[i] = wr, rd
@@ -124,32 +126,66 @@ func (in *interpreter) close() error {
 	return in.closeErr
 }
 
-// exitReport is the end of a one-shot program as its driver reports it.
-type exitReport struct {
-	status syscall.WaitStatus
-	// forkRefused says the program died of a process start the process
-	// limit refused.
-	forkRefused bool
-}
-
-// reported delivers the exit status the driver reports on fd 4 once the
-// program is over: its output is flushed and its stdout and stderr are
-// closed, and it is about to _exit. Waiting for the process itself would add
-// the interpreter's teardown to every run. The channel is closed after the
-// report, or without one when fd 4 ends without a report (the process was
-// killed, or called _exit itself, and no child holds the descriptor).
-func (in *interpreter) reported() <-chan exitReport {
-	ch := make(chan exitReport, 1)
+// hints reads what the driver hints on fd 4 during a one-shot run: a
+// limit it saw the program die of (see limitReason). Each byte there may
+// come from user code, so a hint is only a cue: on the first one naming a
+// known limit, at is called at once and its reading is what the hint is
+// judged by. Every hint is then acknowledged with ack, which the driver
+// waits for: the program's own end (its threads gone, its children
+// handed to the agent and reaped) would otherwise change the limits
+// before they are read. The frames after the first hint are read and
+// dropped, so that writers never block on fd 4.
+func (in *interpreter) hints(at func() limitState, ack func()) *hintReader {
+	h := &hintReader{done: make(chan struct{})}
 	go func() {
-		defer close(ch)
-		rep, err := newDriverReaderSize(in.report, reportBuffer).next()
-		if err != nil || rep.Op != opExit || rep.Code == nil || *rep.Code < 0 || *rep.Code > 255 {
-			return
-		}
-		ch <- exitReport{
-			status:      syscall.WaitStatus(*rep.Code << 8), // "exited with code"
-			forkRefused: rep.Limit == "pids",
+		defer close(h.done)
+		r := newDriverReaderSize(in.report, reportBuffer)
+		r.max = reportBuffer
+		for {
+			rep, err := r.next()
+			if err != nil {
+				if errors.Is(err, ErrDriverProtocol) {
+					io.Copy(io.Discard, in.report)
+				}
+				return
+			}
+			if rep.Op != opLimit || (rep.Limit != limitProcesses && rep.Limit != limitDisk) {
+				continue
+			}
+			h.mu.Lock()
+			if h.hint == "" {
+				h.hint, h.at = rep.Limit, at()
+			}
+			h.mu.Unlock()
+			ack()
 		}
 	}()
-	return ch
+	return h
+}
+
+// hintReader is the result of interpreter.hints.
+type hintReader struct {
+	done chan struct{} // closed once fd 4 has ended
+	mu   sync.Mutex
+	hint string     // the first limit hinted, or ""
+	at   limitState // the agent's reading when the hint arrived
+}
+
+// first is the first hint and the reading it was judged by, waiting at
+// most grace for fd 4 to end: the driver hints before the program exits,
+// so the hint is in the pipe by the time the exit is seen, and only a
+// forked child still holding fd 4 keeps it from ending.
+func (h *hintReader) first(grace time.Duration) (string, limitState) {
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-h.done:
+	case <-t.C:
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.hint == "" {
+		return "", unknownState
+	}
+	return h.hint, h.at
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -143,7 +144,7 @@ func TestPythonRun(t *testing.T) {
 		{
 			name:       "no leaked descriptors",
 			req:        wire.Run{Code: "import os, sys\nprint(len(os.listdir('/proc/self/fd')), flush=True)\nos.system('ls /proc/self/fd | wc -l')"},
-			wantStdout: "5\n4\n", // the driver: 0-2, the status pipe, the listing; a child: 0-2 and the listing
+			wantStdout: "6\n4\n", // the driver: 0-2, its two channel pipes, the listing; a child: 0-2 and the listing
 			wantReason: "ok",
 		},
 		{
@@ -388,34 +389,117 @@ func TestPythonReseedOnPing(t *testing.T) {
 	}
 }
 
-// The driver tells a program that died of a refused fork from one that
-// died of another EAGAIN. A refused fork cannot be made here (the tests run
-// as root, past RLIMIT_NPROC), so a C function raising EAGAIN stands in
-// for fork: a read of an empty non-blocking pipe, called as fork().
-func TestPythonForkRefusedReason(t *testing.T) {
+// The driver hints at a refused fork or a full disk, and the agent names
+// the limit only when its own reading finds the limit at its ceiling.
+// Outside a sandbox the reading is stubbed (startAgentLimits). A refused
+// fork cannot be made here (the tests run as root, past RLIMIT_NPROC), so
+// a C function raising EAGAIN stands in for fork: a read of an empty
+// non-blocking pipe, called as fork().
+func TestPythonLimitHints(t *testing.T) {
 	t.Parallel()
 	const setup = "import os, functools\nr, w = os.pipe()\nos.set_blocking(r, False)\n"
+	// A forged hint, framed as the driver frames it.
+	forge := func(limit string) string {
+		return fmt.Sprintf("import os\nb = b'{\"op\":\"limit\",\"limit\":\"%s\"}'\nos.write(4, len(b).to_bytes(4, 'big') + b)\n", limit)
+	}
+	atCeiling := limitState{tasks: 64, nproc: 64, free: 0}
+	below := limitState{tasks: 63, nproc: 64, free: 4096}
 	tests := []struct {
-		name, code, want string
+		name, code string
+		code1      int    // exit code
+		atCeiling  string // reason with both limits at their ceiling
 	}{
-		{name: "EAGAIN from a call named fork", code: setup + "fork = functools.partial(os.read, r, 1)\n[fork() for _ in range(3)]", want: "pids_limit"},
-		{name: "EAGAIN from a call named forkpty", code: setup + "class P: forkpty = functools.partial(os.read, r, 1)\nP.forkpty()", want: "pids_limit"},
-		{name: "EAGAIN from a read", code: setup + "os.read(r, 1)", want: "error"},
-		{name: "EAGAIN from a read named otherwise", code: setup + "spawn = functools.partial(os.read, r, 1)\nspawn()", want: "error"},
-		{name: "another error from fork", code: "import os\ndef fork(): raise BlockingIOError(11, 'x')\nos.fork = fork\nos.fork()", want: "error"},
-		{name: "caught, then exit 1", code: setup + "fork = functools.partial(os.read, r, 1)\ntry: fork()\nexcept OSError: raise SystemExit(1)", want: "error"},
+		{name: "EAGAIN from a call named fork", code: setup + "fork = functools.partial(os.read, r, 1)\n[fork() for _ in range(3)]", code1: 1, atCeiling: "pids_limit"},
+		{name: "EAGAIN from a call named forkpty", code: setup + "class P: forkpty = functools.partial(os.read, r, 1)\nP.forkpty()", code1: 1, atCeiling: "pids_limit"},
+		{name: "EAGAIN from a read", code: setup + "os.read(r, 1)", code1: 1, atCeiling: "error"},
+		{name: "EAGAIN from a read named otherwise", code: setup + "spawn = functools.partial(os.read, r, 1)\nspawn()", code1: 1, atCeiling: "error"},
+		{name: "another error from fork", code: "import os\ndef fork(): raise BlockingIOError(11, 'x')\nos.fork = fork\nos.fork()", code1: 1, atCeiling: "error"},
+		{name: "caught, then exit 1", code: setup + "fork = functools.partial(os.read, r, 1)\ntry: fork()\nexcept OSError: raise SystemExit(1)", code1: 1, atCeiling: "error"},
+		{name: "uncaught ENOSPC", code: "raise OSError(28, 'No space left on device')", code1: 1, atCeiling: "disk_limit"},
+		{name: "ENOSPC caught, then 1/0", code: "try: raise OSError(28, 'x')\nexcept OSError: pass\n1/0", code1: 1, atCeiling: "error"},
+		// A forged hint yields what an honest program in the same state
+		// would get, and never changes the exit code.
+		{name: "forged process hint, exit 3", code: forge("processes") + "raise SystemExit(3)", code1: 3, atCeiling: "pids_limit"},
+		{name: "forged disk hint, exit 0", code: forge("disk"), code1: 0, atCeiling: "ok"},
+		{name: "forged unknown hint", code: forge("pids") + "raise SystemExit(3)", code1: 3, atCeiling: "error"},
+	}
+	for _, tc := range tests {
+		for _, st := range []limitState{atCeiling, below} {
+			want := tc.atCeiling
+			if st == below && want != "ok" {
+				want = "error"
+			}
+			t.Run(fmt.Sprintf("%s, %d of %d tasks, %d bytes free", tc.name, st.tasks, st.nproc, st.free), func(t *testing.T) {
+				t.Parallel()
+				c := startAgentLimits(t, testConfig(t, LanguagePython), st)
+				c.hello()
+				res := c.run(wire.Run{Code: tc.code})
+				if res.exit == nil {
+					t.Fatalf("no exit: %+v", res.fail)
+				}
+				if res.exit.Reason != want || res.exit.ExitCode != tc.code1 {
+					t.Errorf("reason %q exit %d, want %q and %d; stderr %q", res.exit.Reason, res.exit.ExitCode, want, tc.code1, res.stderr)
+				}
+				// A clean exit is not read; every other end reports what
+				// the reading found.
+				wantReached := []string(nil)
+				if st == atCeiling && tc.code1 != 0 {
+					wantReached = []string{"processes", "disk"}
+				}
+				if !slices.Equal(res.exit.LimitsReached, wantReached) {
+					t.Errorf("limits reached %q, want %q", res.exit.LimitsReached, wantReached)
+				}
+			})
+		}
+	}
+}
+
+// The exit status is the interpreter's own: a report forged on fd 4, in
+// the driver's old exit format or any other, changes neither the exit code
+// nor the reason.
+func TestForgedExitReports(t *testing.T) {
+	t.Parallel()
+	frame := func(body string) string {
+		return fmt.Sprintf("%q", string(rune(0))+string(rune(0))+string(rune(0))+string(rune(len(body)))+body)
+	}
+	tests := []struct {
+		name, lang, code string
+		wantCode         int
+		wantReason       string
+		wantStdout       string
+	}{
+		{name: "python, exit 0 forged, exit 3", lang: LanguagePython,
+			code: "import os, sys\nos.write(4, " + "b" + frame(`{"op":"exit","code":0}`) + ")\nsys.exit(3)", wantCode: 3, wantReason: "error"},
+		{name: "python, pids exit forged, exit 1", lang: LanguagePython,
+			code: "import os, sys\nos.write(4, " + "b" + frame(`{"op":"exit","code":1,"limit":"pids"}`) + ")\nsys.exit(1)", wantCode: 1, wantReason: "error"},
+		{name: "python, exit 3 forged, exit 0", lang: LanguagePython,
+			code: "import os\nos.write(4, " + "b" + frame(`{"op":"exit","code":3}`) + ")", wantCode: 0, wantReason: "ok"},
+		{name: "python, garbage on fd 4, exit 2", lang: LanguagePython,
+			code: "import os, sys\nos.write(4, b'\\xff' * 300)\nsys.exit(2)", wantCode: 2, wantReason: "error"},
+		{name: "node, exit 0 forged, exit 3", lang: LanguageNode,
+			code: "const fs = require('fs');\nconst b = Buffer.from('{\"op\":\"exit\",\"code\":0}');\n" +
+				"const f = Buffer.alloc(4 + b.length); f.writeUInt32BE(b.length, 0); b.copy(f, 4);\n" +
+				// The driver's channel: the write-only pipe past the
+				// standard streams whose other end is not in this process
+				// (Node's own pipes have both ends here).
+				"const fds = fs.readdirSync('/proc/self/fd').map(Number).filter((fd) => fd > 2).map((fd) => {\n" +
+				"  try { return { fd, link: fs.readlinkSync('/proc/self/fd/' + fd), flags: parseInt(/flags:\\s*(\\d+)/.exec(fs.readFileSync('/proc/self/fdinfo/' + fd, 'utf8'))[1], 8) }; } catch (e) { return { fd, link: '' }; }\n});\n" +
+				"for (const x of fds) {\n" +
+				"  if (x.link.startsWith('pipe:') && (x.flags & 3) === 1 && fds.filter((y) => y.link === x.link).length === 1) { fs.writeSync(x.fd, f); console.log('forged'); }\n}\nprocess.exit(3)",
+			wantStdout: "forged\n",
+			wantCode:   3, wantReason: "error"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := startAgent(t, testConfig(t, LanguagePython))
+			c := startAgentLimits(t, testConfig(t, tc.lang), limitState{tasks: 1, nproc: 64, free: 1 << 20})
 			c.hello()
 			res := c.run(wire.Run{Code: tc.code})
 			if res.exit == nil {
 				t.Fatalf("no exit: %+v", res.fail)
 			}
-			if res.exit.Reason != tc.want || res.exit.ExitCode != 1 {
-				t.Errorf("reason %q exit %d, want %q and 1; stderr %q", res.exit.Reason, res.exit.ExitCode, tc.want, res.stderr)
+			if res.exit.ExitCode != tc.wantCode || res.exit.Reason != tc.wantReason || string(res.stdout) != tc.wantStdout {
+				t.Errorf("exit %d reason %q stdout %q, want %d, %q and %q; stderr %q", res.exit.ExitCode, res.exit.Reason, res.stdout, tc.wantCode, tc.wantReason, tc.wantStdout, res.stderr)
 			}
 		})
 	}

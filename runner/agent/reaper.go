@@ -19,6 +19,9 @@ type reaper struct {
 	mu   sync.Mutex
 	subs map[int]chan syscall.WaitStatus
 	sigs chan os.Signal
+	// quiet is held while the reaper reaps, and by whoever must see no
+	// task reaped meanwhile (see hold).
+	quiet sync.Mutex
 }
 
 // startReaper reaps children until ctx is done.
@@ -55,11 +58,28 @@ func (r *reaper) loop(ctx context.Context) {
 	}
 }
 
+// hold stops the reaper from reaping until release is called: the limit
+// probe counts tasks, and a task counts against the process limit until it
+// is reaped, so none may vanish by the agent's hand while it counts. The
+// children that end meanwhile are reaped after release.
+func (r *reaper) hold() (release func()) {
+	r.quiet.Lock()
+	return func() {
+		r.quiet.Unlock()
+		select { // reap what ended while held, without waiting for another SIGCHLD
+		case r.sigs <- syscall.SIGCHLD:
+		default:
+		}
+	}
+}
+
 // reap collects every child that has ended.
 func (r *reaper) reap() {
 	for {
 		var ws syscall.WaitStatus
+		r.quiet.Lock()
 		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		r.quiet.Unlock()
 		if errors.Is(err, syscall.EINTR) {
 			continue
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/paddock-dev/paddock/runner/wire"
@@ -48,18 +47,33 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 	}
 
 	end := &ender{kill: s.killAll}
-	probe := s.agent.limitProbe()
+	probe := s.agent.limitProbe(s.reaper, s.interp.pid)
 	limits := [2]int64{outputLimit(req.MaxStdout), outputLimit(req.MaxStderr)}
 	for i, p := range s.pumps {
 		p.start <- sink{
 			limit: limits[i],
 			send:  func(b []byte) error { return s.w.Write(p.typ, b) },
-			over:  func() { end.end(reasonOutputLimit) },
+			over: func() {
+				probe.take() // before the kill, as the program left the limits
+				end.end(reasonOutputLimit)
+			},
 		}
 	}
 	start := time.Now()
-	reported := s.interp.reported()
-	go deliver(s.interp.ctl, body)
+	// fd 3 stays open after the request: the agent acknowledges each hint
+	// on it once it has read the limits, and the driver waits for that, so
+	// that the program's end does not change the limits before they are
+	// read (see interpreter.hints). It is closed when the program is over.
+	delivered := make(chan struct{})
+	go func() {
+		defer close(delivered)
+		s.interp.ctl.Write(body)
+	}()
+	defer s.interp.ctl.Close()
+	hints := s.interp.hints(probe.read, func() {
+		<-delivered
+		s.interp.ctl.Write([]byte{1})
+	})
 	go deliver(s.interp.stdin, req.Stdin)
 	stopTimer := func() bool { return false }
 	if req.TimeoutMS > 0 {
@@ -70,43 +84,25 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 		stopTimer = timer.Stop
 	}
 	defer stopTimer()
-	var (
-		status      syscall.WaitStatus
-		forkRefused bool
-	)
+	// The program's end is the interpreter's own: the agent reaps it and
+	// its wait status alone gives the exit code and the reason. Nothing
+	// the program writes, on fd 4 or elsewhere, can change them.
 	select {
 	case <-ctx.Done():
 		return wire.Exit{}, ctx.Err()
 	case <-s.interp.exited:
-		status = s.interp.status
-		// The driver reports just before it exits, so the exit can be
-		// seen first; the report, which may say more than the status,
-		// is in the pipe by then.
-		select {
-		case rep := <-reported:
-			forkRefused = rep.forkRefused
-		case <-time.After(lateReportGrace):
-		}
-	case rep, ok := <-reported:
-		if !ok { // fd 4 ended without a report: the process's status says it all
-			select {
-			case <-ctx.Done():
-				return wire.Exit{}, ctx.Err()
-			case <-s.interp.exited:
-			}
-			rep.status = s.interp.status
-		}
-		status, forkRefused = rep.status, rep.forkRefused
 	}
+	status := s.interp.status
 	exec := time.Since(start)
 	stopTimer() // the program is over: from here on only output can end it
+	s.interp.ctl.Close()
 	// The limit state only explains a failure; reading it costs several
 	// milliseconds under gVisor, so a clean exit skips it.
-	ended := limitState{free: -1}
+	ended, hint, atHint := unknownState, "", unknownState
 	if status.Signaled() || status.ExitStatus() != 0 || end.why() != "" {
 		ended = probe.take()
+		hint, atHint = hints.first(lateHintGrace)
 	}
-	ended.forkRefused = forkRefused
 
 	res := s.drain()
 	s.interp.stdin.Close()
@@ -116,14 +112,16 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 		}
 	}
 	e := exitFrame(status, end.why(), res[0], res[1], exec)
-	e.Reason = limitReason(e.Reason, ended)
+	seen := mergeStates(ended, atHint)
+	e.Reason = limitReason(e.Reason, hint, seen)
+	e.LimitsReached = seen.reached()
 	return e, nil
 }
 
-// lateReportGrace bounds the wait for the driver's report once its process
-// is seen to have exited. The wait ends at once when fd 4 closes; only a
+// lateHintGrace bounds the wait for fd 4 to end once a failed program is
+// seen to have exited. The wait ends at once when fd 4 closes; only a
 // forked child still holding it open makes it last.
-const lateReportGrace = 100 * time.Millisecond
+const lateHintGrace = 100 * time.Millisecond
 
 // drain waits for the output streams to end, kills every remaining user
 // process, and stops reading shortly after.

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -206,8 +207,9 @@ func TestGVisorLimits(t *testing.T) {
 	t.Run("uncaught fork bomb says pids_limit", func(t *testing.T) {
 		// Every process of this bomb dies of its first failed fork, so by
 		// the time the program ends the agent counts well under the limit
-		// (0 to 11 of 32 observed); the driver's report that a refused
-		// fork ended it makes the reason. Each fork costs host memory
+		// (0 to 11 of 32 observed). The driver's hint that a refused fork
+		// is ending the program makes the agent read the limit at once,
+		// while the processes still fill it. Each fork costs host memory
 		// (gVisor copies 2 MiB at a time on write), and at 256 MiB the
 		// sandbox sometimes ran out of memory first: this run gets 1 GiB.
 		spec := e.specs["python"]
@@ -222,16 +224,20 @@ func TestGVisorLimits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Reason != runner.ReasonPidsLimit || !strings.Contains(string(res.Stderr), "BlockingIOError") {
-			t.Fatalf("reason %s exit %d stderr %.300q, want pids_limit with EAGAIN", res.Reason, res.ExitCode, res.Stderr)
+		if res.Reason != runner.ReasonPidsLimit || res.ExitCode != 1 || !strings.Contains(string(res.Stderr), "BlockingIOError") ||
+			!slices.Equal(res.LimitsReached, []string{"processes"}) {
+			t.Fatalf("reason %s exit %d limits reached %q stderr %.300q, want pids_limit, 1, [processes] and EAGAIN",
+				res.Reason, res.ExitCode, res.LimitsReached, res.Stderr)
 		}
 	})
-	t.Run("fork bomb that runs out the clock says pids_limit", func(t *testing.T) {
+	// At the ceiling when the clock runs out, the program did not fail of
+	// the limit: the reason stays timeout, with the ceiling reported.
+	t.Run("fork bomb that runs out the clock says timeout, processes reached", func(t *testing.T) {
 		res := e.run(t, "python", runner.RunRequest{
 			Code:    "import os, time\nfor _ in range(64):\n try:\n  if os.fork() == 0:\n   time.sleep(60)\n except OSError:\n  pass\ntime.sleep(60)",
 			Timeout: 2 * time.Second})
-		if res.Reason != runner.ReasonPidsLimit {
-			t.Fatalf("reason %s exit %d stderr %.300q, want pids_limit", res.Reason, res.ExitCode, res.Stderr)
+		if res.Reason != runner.ReasonTimeout || !slices.Equal(res.LimitsReached, []string{"processes"}) {
+			t.Fatalf("reason %s exit %d limits reached %q stderr %.300q, want timeout with [processes]", res.Reason, res.ExitCode, res.LimitsReached, res.Stderr)
 		}
 	})
 	for _, dir := range []string{"/workspace", "/tmp"} {
@@ -239,8 +245,10 @@ func TestGVisorLimits(t *testing.T) {
 			res := e.run(t, "python", runner.RunRequest{
 				Code:    "f = open('" + dir + "/big', 'wb')\nwhile True: f.write(b'x' * 2**20)",
 				Timeout: 20 * time.Second})
-			if res.Reason != runner.ReasonDiskLimit || !strings.Contains(string(res.Stderr), "No space left on device") {
-				t.Fatalf("reason %s exit %d stderr %.300q, want disk_limit and ENOSPC", res.Reason, res.ExitCode, res.Stderr)
+			if res.Reason != runner.ReasonDiskLimit || res.ExitCode != 1 || !strings.Contains(string(res.Stderr), "No space left on device") ||
+				!slices.Equal(res.LimitsReached, []string{"disk"}) {
+				t.Fatalf("reason %s exit %d limits reached %q stderr %.300q, want disk_limit, 1, [disk] and ENOSPC",
+					res.Reason, res.ExitCode, res.LimitsReached, res.Stderr)
 			}
 		})
 	}

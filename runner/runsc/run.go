@@ -63,6 +63,7 @@ func (s *sandbox) Run(ctx context.Context, req runner.RunRequest, out runner.Out
 				res := c.result(s.exitReason(runner.Reason(x.Reason)), x.ExitCode, time.Since(start))
 				res.StdoutTruncated = res.StdoutTruncated || x.StdoutTruncated
 				res.StderrTruncated = res.StderrTruncated || x.StderrTruncated
+				res.LimitsReached = x.LimitsReached
 				return res, nil
 			case wire.TypeFail:
 				var f wire.Fail

@@ -31,8 +31,11 @@ type Run struct {
 	MaxStderr int64             `json:"max_stderr"`
 }
 
-// Exit reports how a run ended. Reason uses the runner.Reason strings the
-// agent can observe: ok, error, timeout, output_limit, killed.
+// Exit reports how a run ended, as the agent saw it: ExitCode, Signal and
+// Reason come from the interpreter's wait status and the agent's own
+// actions and readings, never from anything the program wrote. Reason uses
+// the runner.Reason strings the agent can observe: ok, error, timeout,
+// output_limit, killed, pids_limit, disk_limit.
 type Exit struct {
 	ExitCode        int    `json:"exit_code"`
 	Signal          int    `json:"signal,omitempty"`
@@ -40,6 +43,11 @@ type Exit struct {
 	StdoutTruncated bool   `json:"stdout_truncated,omitempty"`
 	StderrTruncated bool   `json:"stderr_truncated,omitempty"`
 	ExecNS          int64  `json:"exec_ns"`
+	// LimitsReached names the sandbox limits the agent saw at their
+	// ceiling while the run ended: "processes" (the user's tasks at
+	// RLIMIT_NPROC), "disk" (a writable filesystem with no space left).
+	// It is read only for a run that did not exit 0.
+	LimitsReached []string `json:"limits_reached,omitempty"`
 }
 
 // Fail reports that the agent could not run the request at all.
