@@ -32,7 +32,8 @@ type Limits struct {
 	Processes int
 	// CPUs caps CPU time as a number of cores (0.5 = half a core).
 	CPUs float64
-	// DiskBytes caps the writable layer above the read-only rootfs.
+	// DiskBytes caps the writable layer above the read-only rootfs and
+	// each writable tmpfs (/tmp, /dev/shm).
 	DiskBytes int64
 	// OpenFiles caps open file descriptors per process.
 	OpenFiles int

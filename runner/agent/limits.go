@@ -100,7 +100,7 @@ func newLimitProbe(cfg Config) *limitProbe {
 	return &limitProbe{
 		tasks: func() int { return countTasks("/proc", cfg.UID) },
 		nproc: ownNproc,
-		free:  func() int64 { return leastFree(cfg.Workdir, "/tmp") },
+		free:  func() int64 { return leastFree(cfg.Workdir, "/tmp", "/dev/shm") },
 	}
 }
 
