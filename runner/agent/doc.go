@@ -23,6 +23,10 @@
 // (resolved inside the working directory) while cells run; and it reports
 // the kernel lost when the interpreter dies.
 //
+// Node's heap is capped (Config.HeapMB); an interpreter that dies of it is
+// told from other aborts by what the kernel reports, its wait status and
+// peak memory (oom.go), never by what it printed.
+//
 // agent runs inside the sandbox and is built into a static binary: it imports
 // only the standard library and runner/wire. It must not import runner, pool,
 // kernels, api, any runtime, or anything that needs cgo.

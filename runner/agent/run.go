@@ -116,6 +116,7 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 		}
 	}
 	e := exitFrame(status, end.why(), res[0], res[1], exec)
+	e.Reason = s.heapReason(e.Reason)
 	e.Reason = limitReason(e.Reason, ended)
 	return e, nil
 }

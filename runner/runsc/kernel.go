@@ -27,6 +27,8 @@ type kernel struct {
 	lost     chan struct{}
 	lostOnce sync.Once
 	lostWhy  string
+	// heapOOM: the agent saw the interpreter die of its heap ceiling.
+	heapOOM atomic.Bool
 }
 
 // cell is the execution in progress.
@@ -128,6 +130,7 @@ func (k *kernel) dispatch() {
 		case wire.TypeLost:
 			var l wire.Lost
 			_ = json.Unmarshal(fr.Payload, &l)
+			k.heapOOM.Store(runner.Reason(l.Reason) == runner.ReasonOOM)
 			k.markLost("interpreter died: " + l.Message)
 		}
 	}

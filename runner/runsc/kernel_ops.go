@@ -87,9 +87,11 @@ func (k *kernel) result(d wire.Done, exec time.Duration) runner.ExecuteResult {
 	return res
 }
 
-// lossReason tells an OOM kill (from the memory cgroup) from other deaths.
+// lossReason tells running out of memory (an OOM kill in the memory cgroup,
+// or the agent's word that the heap ceiling killed the interpreter) from
+// other deaths.
 func (k *kernel) lossReason() runner.Reason {
-	if oomKills(k.s.id) > 0 {
+	if k.heapOOM.Load() || oomKills(k.s.id) > 0 {
 		return runner.ReasonOOM
 	}
 	return runner.ReasonKernelLost

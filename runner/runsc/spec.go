@@ -71,6 +71,11 @@ func ociSpec(id string, s runner.Spec, hostAgentDir string) *specs.Spec {
 		"--gid=" + strconv.Itoa(sandboxGID),
 		"--workdir=" + workDir,
 	}
+	if s.Language == "node" {
+		if mb := nodeHeapMB(l.MemoryBytes); mb > 0 {
+			args = append(args, "--heap-mb="+strconv.FormatInt(mb, 10))
+		}
+	}
 	if s.Warmup != "" {
 		args = append(args, "--warmup-b64="+base64.StdEncoding.EncodeToString([]byte(s.Warmup)))
 	}
