@@ -26,13 +26,15 @@ type Spec struct {
 
 // Limits bound one sandbox. Zero values mean the runtime's defaults.
 type Limits struct {
-	// MemoryBytes caps the sandbox's memory (host memory cgroup).
+	// MemoryBytes caps the sandbox's memory (host memory cgroup); a
+	// runtime may size a language's own heap below it.
 	MemoryBytes int64
 	// Processes caps the user's processes and threads inside the sandbox.
 	Processes int
 	// CPUs caps CPU time as a number of cores (0.5 = half a core).
 	CPUs float64
-	// DiskBytes caps the writable layer above the read-only rootfs.
+	// DiskBytes caps the writable layer above the read-only rootfs and
+	// each writable tmpfs (/tmp, /dev/shm).
 	DiskBytes int64
 	// OpenFiles caps open file descriptors per process.
 	OpenFiles int
@@ -77,7 +79,7 @@ const (
 	ReasonOK           Reason = "ok"            // exited 0
 	ReasonError        Reason = "error"         // exited non-zero
 	ReasonTimeout      Reason = "timeout"       // wall-time limit reached
-	ReasonOOM          Reason = "oom"           // memory limit reached
+	ReasonOOM          Reason = "oom"           // memory limit reached (the cgroup's, or a runtime heap sized to it)
 	ReasonOutputLimit  Reason = "output_limit"  // a stream exceeded its cap
 	ReasonKilled       Reason = "killed"        // killed by a signal Paddock did not send
 	ReasonPidsLimit    Reason = "pids_limit"    // died of a process start the process limit refused

@@ -52,7 +52,8 @@ type Limits struct {
 	Processes int `json:"processes"`
 	// CPUs caps CPU time as a number of cores.
 	CPUs float64 `json:"cpus"`
-	// DiskMB caps the writable layer above the root filesystem, in MiB.
+	// DiskMB caps the writable layer above the root filesystem, /tmp and
+	// /dev/shm, each, in MiB.
 	DiskMB int `json:"disk_mb"`
 	// OpenFiles caps open file descriptors per process.
 	OpenFiles int `json:"open_files"`

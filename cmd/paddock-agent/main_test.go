@@ -32,6 +32,12 @@ func TestParseFlags(t *testing.T) {
 			want:      agent.Config{Language: "python", Interpreter: "/usr/bin/python3", Workdir: "/tmp/w", Warmup: "import json"},
 			wantDebug: true,
 		},
+		{
+			name: "node heap ceiling",
+			args: []string{"--language=node", "--heap-mb=313"},
+			want: agent.Config{Language: "node", UID: 1000, GID: 1000, Workdir: "/workspace", HeapMB: 313},
+		},
+		{name: "heap ceiling for python", args: []string{"--heap-mb=313"}, wantErr: "only node"},
 		{name: "bad base64", args: []string{"--warmup-b64=!!"}, wantErr: "decoding --warmup-b64"},
 		{name: "unknown language", args: []string{"--language=ruby"}, wantErr: `unknown language "ruby"`},
 		{name: "relative workdir", args: []string{"--workdir=w"}, wantErr: "not a clean absolute path"},

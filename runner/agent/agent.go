@@ -109,6 +109,9 @@ func (a *Agent) prestart(ctx context.Context, rp *reaper) (*interpreter, [2]*pum
 		}
 		return nil, [2]*pump{}, err
 	}
+	if a.cfg.HeapMB > 0 {
+		interp.peaks.ready = residentBytes(interp.pid)
+	}
 	return interp, pumps, nil
 }
 

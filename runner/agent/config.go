@@ -33,6 +33,9 @@ type Config struct {
 	Workdir string `json:"workdir"`
 	// Warmup is code the interpreter runs before it waits for the request.
 	Warmup string `json:"warmup,omitempty"`
+	// HeapMB caps V8's old generation (node's --max-old-space-size), in
+	// MiB; zero leaves V8's own default. Node only.
+	HeapMB int `json:"heap_mb,omitempty"`
 }
 
 // Validate reports the first problem with c.
@@ -50,6 +53,9 @@ func (c Config) Validate() error {
 	}
 	if strings.ContainsRune(c.Warmup, 0) {
 		return errors.New("warm-up code contains a NUL byte")
+	}
+	if c.HeapMB < 0 || (c.HeapMB > 0 && c.Language != LanguageNode) {
+		return fmt.Errorf("heap ceiling %d MiB: only node takes one, and never negative", c.HeapMB)
 	}
 	return nil
 }

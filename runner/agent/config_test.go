@@ -21,6 +21,9 @@ func TestConfigValidate(t *testing.T) {
 		{name: "unclean workdir", cfg: Config{Language: "python", Workdir: "/w/"}, wantErr: "not a clean absolute path"},
 		{name: "negative uid", cfg: Config{Language: "python", UID: -1, Workdir: "/w"}, wantErr: "negative uid"},
 		{name: "NUL in warm-up", cfg: Config{Language: "python", Workdir: "/w", Warmup: "a\x00"}, wantErr: "NUL"},
+		{name: "node heap ceiling", cfg: Config{Language: "node", Workdir: "/w", HeapMB: 313}},
+		{name: "python heap ceiling", cfg: Config{Language: "python", Workdir: "/w", HeapMB: 313}, wantErr: "only node"},
+		{name: "negative heap ceiling", cfg: Config{Language: "node", Workdir: "/w", HeapMB: -1}, wantErr: "never negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

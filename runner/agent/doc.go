@@ -27,6 +27,10 @@
 // reasons the agent stops it are the agent's own, and only frames that
 // carry the cell's random key are the cell's (see cell in kernel_cell.go).
 //
+// Node's heap is capped (Config.HeapMB); an interpreter that dies of it is
+// told from other aborts by what the kernel reports, its wait status and
+// peak memory (oom.go), never by what it printed.
+//
 // agent runs inside the sandbox and is built into a static binary: it imports
 // only the standard library and runner/wire. It must not import runner, pool,
 // kernels, api, any runtime, or anything that needs cgo.

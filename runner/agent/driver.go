@@ -3,6 +3,7 @@ package agent
 import (
 	_ "embed"
 	"fmt"
+	"strconv"
 )
 
 // readyMarker is written by a driver on its stdout and its stderr once the
@@ -26,13 +27,18 @@ var (
 
 // driverArgv is the interpreter's command line: the driver as inline code,
 // the warm-up code as its only argument. Node's internals are exposed for
-// the kernel's top-level await (node's own REPL transform).
-func driverArgv(language, interpreter, warmup string) ([]string, error) {
+// the kernel's top-level await (node's own REPL transform), and its heap is
+// capped at heapMB MiB when that is set.
+func driverArgv(language, interpreter, warmup string, heapMB int) ([]string, error) {
 	switch language {
 	case LanguagePython:
 		return []string{interpreter, "-c", pythonDriver, warmup}, nil
 	case LanguageNode:
-		return []string{interpreter, "--expose-internals", "-e", nodeDriver, "--", warmup}, nil
+		argv := []string{interpreter}
+		if heapMB > 0 {
+			argv = append(argv, "--max-old-space-size="+strconv.Itoa(heapMB))
+		}
+		return append(argv, "--expose-internals", "-e", nodeDriver, "--", warmup), nil
 	}
 	return nil, fmt.Errorf("no driver for language %q", language)
 }

@@ -23,6 +23,7 @@ type interpreter struct {
 
 	exited chan struct{}      // closed once the process has ended
 	status syscall.WaitStatus // valid after exited is closed
+	peaks  rssPeaks           // its resident memory, for telling a heap exhaustion
 
 	closeOnce sync.Once
 	closeErr  error
@@ -31,7 +32,7 @@ type interpreter struct {
 // startInterpreter starts the driver as the configured user, in its own
 // process group, with a minimal environment. The reaper watches it.
 func startInterpreter(r *reaper, cfg Config, path string) (*interpreter, error) {
-	argv, err := driverArgv(cfg.Language, path, cfg.Warmup)
+	argv, err := driverArgv(cfg.Language, path, cfg.Warmup, cfg.HeapMB)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +96,8 @@ func startInterpreter(r *reaper, cfg Config, path string) (*interpreter, error) 
 		exited: make(chan struct{}),
 	}
 	go func() {
-		in.status = <-status
+		r := <-status
+		in.status, in.peaks.end = r.status, r.maxRSS
 		close(in.exited)
 	}()
 	return in, nil

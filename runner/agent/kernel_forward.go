@@ -121,7 +121,7 @@ func (k *kernel) lose(p *kproc, lost wire.Lost) {
 	if c != nil {
 		reason := c.abort
 		if reason == "" {
-			reason = reasonKernelLost
+			reason = lostCellReason(lost)
 		}
 		if err := k.sendJSON(wire.TypeDone, wire.Done{ID: c.id, ExecutionCount: c.count, Status: statusAborted, Reason: reason}); err != nil {
 			k.log.Debug("sending done", "err", err)

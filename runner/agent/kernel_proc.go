@@ -206,6 +206,7 @@ func (p *kproc) lostReport() wire.Lost {
 			l.Signal = int(ws.Signal())
 		}
 		l.Message = "the interpreter ended: " + describeStatus(ws)
+		l.Reason = p.deathReason()
 	default:
 		l.Message = "the interpreter stopped answering"
 	}

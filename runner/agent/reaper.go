@@ -17,16 +17,23 @@ import (
 type reaper struct {
 	log  *slog.Logger
 	mu   sync.Mutex
-	subs map[int]chan syscall.WaitStatus
+	subs map[int]chan reaped
 	sigs chan os.Signal
 	// quiet is held while the reaper reaps, and by whoever must see no
 	// task reaped meanwhile (see hold).
 	quiet sync.Mutex
 }
 
+// reaped is how a watched child ended, as wait4 reported it.
+type reaped struct {
+	status syscall.WaitStatus
+	// maxRSS is the child's peak resident memory, in bytes.
+	maxRSS int64
+}
+
 // startReaper reaps children until ctx is done.
 func startReaper(ctx context.Context, log *slog.Logger) *reaper {
-	r := &reaper{log: log, subs: map[int]chan syscall.WaitStatus{}, sigs: make(chan os.Signal, 1)}
+	r := &reaper{log: log, subs: map[int]chan reaped{}, sigs: make(chan os.Signal, 1)}
 	signal.Notify(r.sigs, syscall.SIGCHLD)
 	go r.loop(ctx)
 	return r
@@ -34,14 +41,14 @@ func startReaper(ctx context.Context, log *slog.Logger) *reaper {
 
 // spawn runs start, which creates one child, and watches that child. The
 // lock makes sure the child's status is not reaped before it is watched.
-func (r *reaper) spawn(start func() (int, error)) (int, <-chan syscall.WaitStatus, error) {
+func (r *reaper) spawn(start func() (int, error)) (int, <-chan reaped, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	pid, err := start()
 	if err != nil {
 		return 0, nil, err
 	}
-	ch := make(chan syscall.WaitStatus, 1)
+	ch := make(chan reaped, 1)
 	r.subs[pid] = ch
 	return pid, ch, nil
 }
@@ -76,9 +83,12 @@ func (r *reaper) hold() (release func()) {
 // reap collects every child that has ended.
 func (r *reaper) reap() {
 	for {
-		var ws syscall.WaitStatus
+		var (
+			ws syscall.WaitStatus
+			ru syscall.Rusage
+		)
 		r.quiet.Lock()
-		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, &ru)
 		r.quiet.Unlock()
 		if errors.Is(err, syscall.EINTR) {
 			continue
@@ -91,7 +101,7 @@ func (r *reaper) reap() {
 		delete(r.subs, pid)
 		r.mu.Unlock()
 		if ok {
-			ch <- ws
+			ch <- reaped{status: ws, maxRSS: ru.Maxrss << 10} // Linux counts it in KiB
 		}
 	}
 }

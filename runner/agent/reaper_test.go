@@ -41,15 +41,15 @@ func TestReaperHold(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	select {
-	case ws := <-status:
-		t.Fatalf("child reaped while the reaper was held: %v", describeStatus(ws))
+	case r := <-status:
+		t.Fatalf("child reaped while the reaper was held: %v", describeStatus(r.status))
 	default:
 	}
 	release()
 	select {
-	case ws := <-status:
-		if ws.ExitStatus() != 7 {
-			t.Errorf("status %s, want exit status 7", describeStatus(ws))
+	case r := <-status:
+		if r.status.ExitStatus() != 7 {
+			t.Errorf("status %s, want exit status 7", describeStatus(r.status))
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("child not reaped after release")

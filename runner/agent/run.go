@@ -112,6 +112,7 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 		}
 	}
 	e := exitFrame(status, end.why(), res[0], res[1], exec)
+	e.Reason = s.heapReason(e.Reason)
 	seen := mergeStates(ended, atHint)
 	e.Reason = limitReason(e.Reason, hint, seen)
 	e.LimitsReached = seen.reached()

@@ -31,6 +31,8 @@ type kernel struct {
 	// seen: it is read before anyone may release the sandbox, whose
 	// deletion removes the cgroup and its counter.
 	oom atomic.Bool
+	// heapOOM: the agent saw the interpreter die of its heap ceiling.
+	heapOOM atomic.Bool
 }
 
 // cell is the execution in progress.
@@ -144,6 +146,7 @@ func (k *kernel) dispatch() {
 		case wire.TypeLost:
 			var l wire.Lost
 			_ = json.Unmarshal(fr.Payload, &l)
+			k.heapOOM.Store(runner.Reason(l.Reason) == runner.ReasonOOM)
 			k.markLost("interpreter died: " + l.Message)
 		}
 	}

@@ -87,10 +87,11 @@ func (k *kernel) result(d wire.Done, exec time.Duration) runner.ExecuteResult {
 	return res
 }
 
-// lossReason tells an OOM kill (from the memory cgroup, as observed when
-// the loss was seen) from other deaths.
+// lossReason tells running out of memory (an OOM kill in the memory cgroup,
+// as observed when the loss was seen, or the agent's word that the heap
+// ceiling killed the interpreter) from other deaths.
 func (k *kernel) lossReason() runner.Reason {
-	if k.oom.Load() {
+	if k.oom.Load() || k.heapOOM.Load() {
 		return runner.ReasonOOM
 	}
 	return runner.ReasonKernelLost

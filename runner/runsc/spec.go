@@ -71,10 +71,17 @@ func ociSpec(id string, s runner.Spec, hostAgentDir string) *specs.Spec {
 		"--gid=" + strconv.Itoa(sandboxGID),
 		"--workdir=" + workDir,
 	}
+	if s.Language == "node" {
+		if mb := nodeHeapMB(l.MemoryBytes); mb > 0 {
+			args = append(args, "--heap-mb="+strconv.FormatInt(mb, 10))
+		}
+	}
 	if s.Warmup != "" {
 		args = append(args, "--warmup-b64="+base64.StdEncoding.EncodeToString([]byte(s.Warmup)))
 	}
 	mem := l.MemoryBytes
+	// Every filesystem the program can write is capped at the disk limit.
+	disk := "size=" + strconv.FormatInt(l.DiskBytes, 10)
 	pids := int64(hostPids)
 	period := uint64(100000)
 	quota := int64(l.CPUs * float64(period))
@@ -106,9 +113,11 @@ func ociSpec(id string, s runner.Spec, hostAgentDir string) *specs.Spec {
 			{Destination: "/proc", Type: "proc", Source: "proc"},
 			{Destination: "/dev", Type: "tmpfs", Source: "tmpfs", Options: []string{"nosuid", "strictatime", "mode=755", "size=65536k"}},
 			{Destination: "/dev/pts", Type: "devpts", Source: "devpts", Options: []string{"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"}},
-			{Destination: "/dev/shm", Type: "tmpfs", Source: "shm", Options: []string{"nosuid", "noexec", "nodev", "mode=1777", "size=65536k"}},
+			// POSIX shared memory and semaphores (Python's multiprocessing)
+			// live here; like /tmp it is a tmpfs of the run's disk size.
+			{Destination: "/dev/shm", Type: "tmpfs", Source: "shm", Options: []string{"nosuid", "noexec", "nodev", "mode=1777", disk}},
 			{Destination: "/sys", Type: "sysfs", Source: "sysfs", Options: []string{"nosuid", "noexec", "nodev", "ro"}},
-			{Destination: "/tmp", Type: "tmpfs", Source: "tmpfs", Options: []string{"nosuid", "nodev", "mode=1777", "size=" + strconv.FormatInt(l.DiskBytes, 10)}},
+			{Destination: "/tmp", Type: "tmpfs", Source: "tmpfs", Options: []string{"nosuid", "nodev", "mode=1777", disk}},
 			{Destination: agentDir, Type: "bind", Source: hostAgentDir, Options: []string{"rbind", "ro", "nosuid", "nodev"}},
 		},
 		Annotations: annotations,

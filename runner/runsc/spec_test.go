@@ -50,3 +50,23 @@ func TestOCISpecGolden(t *testing.T) {
 		})
 	}
 }
+
+func TestNodeHeapMB(t *testing.T) {
+	tests := []struct {
+		memMB int64
+		want  int64
+	}{
+		{memMB: 64, want: 0},
+		{memMB: 128, want: 0},
+		{memMB: 155, want: 0}, // 63 MiB: under the minimum
+		{memMB: 156, want: 64},
+		{memMB: 256, want: 134},
+		{memMB: 512, want: 313},
+		{memMB: 2048, want: 1388},
+	}
+	for _, tt := range tests {
+		if got := nodeHeapMB(tt.memMB << 20); got != tt.want {
+			t.Errorf("nodeHeapMB(%d MiB) = %d, want %d", tt.memMB, got, tt.want)
+		}
+	}
+}

@@ -110,4 +110,7 @@ type Ack struct {
 type Lost struct {
 	Message string `json:"message"`
 	Signal  int    `json:"signal,omitempty"`
+	// Reason is "oom" when the agent saw the interpreter die of its
+	// language runtime's memory ceiling, and empty otherwise.
+	Reason string `json:"reason,omitempty"`
 }
