@@ -44,10 +44,12 @@ deps: ## install the Debian packages Paddock needs (mmdebstrap, the Debian archi
 
 .PHONY: runsc
 runsc: $(RUNSC) ## build the pinned runsc (static) into the cache
+# The compile runs at a lower CPU priority: during `make install` the
+# binaries and the root filesystems are the longer path to a first answer.
 $(RUNSC):
 	@echo "[runsc] building $(GVISOR_VERSION) (static; about 2.5 min on 2 cores with a cold Go build cache)"
 	@start=$$(date +%s); mkdir -p $(dir $@).tmp && \
-	CGO_ENABLED=0 GOBIN=$(dir $@).tmp go install gvisor.dev/gvisor/runsc@$(GVISOR_VERSION) && \
+	CGO_ENABLED=0 GOBIN=$(dir $@).tmp nice -n 10 go install gvisor.dev/gvisor/runsc@$(GVISOR_VERSION) && \
 	mv $(dir $@).tmp/runsc $@ && rmdir $(dir $@).tmp && \
 	echo "[runsc] built in $$(( $$(date +%s) - start )) s: $@"
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/paddock-dev/paddock/rootfs"
@@ -41,9 +42,9 @@ func (c *config) builder(progress io.Writer, logger *slog.Logger) *rootfs.Builde
 // which setting to use when the host has no Debian mirror.
 func buildError(name string, err error) error {
 	if errors.Is(err, rootfs.ErrNoMirror) {
-		return fmt.Errorf("building the root filesystem of %s: %w: %s", name, err, mirrorHint)
+		return fmt.Errorf("root filesystem of %s: %w: %s", name, err, mirrorHint)
 	}
-	return fmt.Errorf("building the root filesystem of %s: %w", name, err)
+	return fmt.Errorf("root filesystem of %s: %w", name, err)
 }
 
 // ensureImages returns the image of each template, in order, building the
@@ -52,15 +53,25 @@ func buildError(name string, err error) error {
 func ensureImages(ctx context.Context, b *rootfs.Builder, tmpls []templates.Template, build bool) ([]rootfs.Image, error) {
 	imgs := make([]rootfs.Image, len(tmpls))
 	errs := make([]error, len(tmpls))
-	var wg sync.WaitGroup
+	var missing []int
 	for i, t := range tmpls {
-		img, err := b.Lookup(t)
-		if !errors.Is(err, rootfs.ErrNotBuilt) || !build {
-			imgs[i], errs[i] = img, err
-			continue
+		imgs[i], errs[i] = b.Lookup(t)
+		if errors.Is(errs[i], rootfs.ErrNotBuilt) && build {
+			missing = append(missing, i)
 		}
+	}
+	if len(missing) > 0 && b.Progress != nil {
+		var names []string
+		for _, i := range missing {
+			names = append(names, tmpls[i].Name)
+		}
+		fmt.Fprintf(b.Progress, "[rootfs] building %s at the same time (usually 1 to 2 min on 2 cores, mostly downloading and unpacking packages)\n",
+			strings.Join(names, " and "))
+	}
+	var wg sync.WaitGroup
+	for _, i := range missing {
 		wg.Go(func() {
-			imgs[i], errs[i] = b.Ensure(ctx, t)
+			imgs[i], errs[i] = b.Ensure(ctx, tmpls[i])
 		})
 	}
 	wg.Wait()
