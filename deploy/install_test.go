@@ -6,6 +6,7 @@ package deploy
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,21 +15,33 @@ import (
 	"testing"
 )
 
-// installSystem runs `make install-system` into dest with vars, using a
-// stand-in runsc (the target copies it, nothing runs it) and building the
-// binaries into a temporary directory.
+// shared holds the binaries both tests install (built once, by the first
+// make) and a stand-in runsc: the target copies it, nothing runs it.
+var shared string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "paddock-deploy-")
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "runsc"), []byte("#!/bin/sh\n"), 0o755)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "preparing the install test:", err)
+		os.Exit(1)
+	}
+	shared = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// installSystem runs `make install-system` into dest with vars.
 func installSystem(t *testing.T, dest string, vars ...string) {
 	t.Helper()
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Fatal("make not found: apt-get install -y make")
 	}
-	tmp := t.TempDir()
-	runsc := filepath.Join(tmp, "runsc")
-	if err := os.WriteFile(runsc, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	args := append([]string{"-C", "..", "--no-print-directory", "install-system",
-		"DESTDIR=" + dest, "BIN=" + filepath.Join(tmp, "bin"), "RUNSC=" + runsc}, vars...)
+		"DESTDIR=" + dest, "BIN=" + filepath.Join(shared, "bin"), "RUNSC=" + filepath.Join(shared, "runsc")}, vars...)
 	cmd := exec.CommandContext(t.Context(), "make", args...)
 	// A parent make (make test) must not hand its job server or flags on.
 	for _, kv := range os.Environ() {
