@@ -33,7 +33,7 @@ export PADDOCK_AGENT := $(BIN)/paddock-agent
 
 .PHONY: help
 help: ## show this help
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-10s\033[0m %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-15s\033[0m %s\n", $$1, $$2}'
 
 .PHONY: deps
 deps: ## install the Debian packages Paddock needs (mmdebstrap, the Debian archive keyring)
