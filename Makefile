@@ -14,27 +14,44 @@ GO_VERSION := $(shell go env GOVERSION)
 RUNSC := $(PADDOCK_CACHE)/runsc/$(GVISOR_VERSION)-$(GO_VERSION)/runsc
 BIN := $(CURDIR)/bin
 LISTEN ?= 127.0.0.1:8080
+# Root filesystems are built from this Debian mirror. Empty: the Debian
+# mirror in the host's apt sources (a host on another Debian release gets
+# the templates' suite from that same mirror). A host without one (Ubuntu)
+# must name one, e.g. PADDOCK_MIRROR=http://deb.debian.org/debian.
+PADDOCK_MIRROR ?=
+# Build every template from this Debian suite instead of its own (bookworm).
+PADDOCK_SUITE ?=
+# `make install-system` installs under $(DESTDIR)$(PREFIX) and the unit
+# into $(DESTDIR)$(SYSTEMD_UNIT_DIR).
+PREFIX ?= /usr/local
+SYSTEMD_UNIT_DIR ?= /etc/systemd/system
 GO_SOURCES := $(shell find . -name '*.go' -not -path './bin/*') go.mod go.sum $(wildcard templates/*.json) $(wildcard runner/agent/*.py runner/agent/*.js)
 
-export PADDOCK_CACHE
+export PADDOCK_CACHE PADDOCK_MIRROR PADDOCK_SUITE
 export PADDOCK_RUNSC := $(RUNSC)
 export PADDOCK_AGENT := $(BIN)/paddock-agent
 
 .PHONY: help
 help: ## show this help
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-10s\033[0m %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-15s\033[0m %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## install the Debian packages Paddock needs (mmdebstrap)
-	@command -v mmdebstrap >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null; }
+deps: ## install the Debian packages Paddock needs (mmdebstrap, the Debian archive keyring)
+	@missing=; command -v mmdebstrap >/dev/null || missing=mmdebstrap; \
+	dpkg -s debian-archive-keyring >/dev/null 2>&1 || missing="$$missing debian-archive-keyring"; \
+	[ -z "$$missing" ] || { echo "[deps] apt-get install $$missing"; apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }
 
 .PHONY: runsc
 runsc: $(RUNSC) ## build the pinned runsc (static) into the cache
+# The compile runs at a lower CPU priority: during `make install` the
+# binaries and the root filesystems are the longer path to a first answer.
 $(RUNSC):
-	@echo "building runsc $(GVISOR_VERSION) (static, takes ~2 min)"
-	@mkdir -p $(dir $@).tmp
-	CGO_ENABLED=0 GOBIN=$(dir $@).tmp go install gvisor.dev/gvisor/runsc@$(GVISOR_VERSION)
-	@mv $(dir $@).tmp/runsc $@ && rmdir $(dir $@).tmp
+	@echo "[runsc] building $(GVISOR_VERSION) (static; about 2.5 min on 2 cores with a cold Go build cache)"
+	@start=$$(date +%s); mkdir -p $(dir $@).tmp && \
+	CGO_ENABLED=0 GOBIN=$(dir $@).tmp nice -n 10 go install gvisor.dev/gvisor/runsc@$(GVISOR_VERSION) && \
+	mv $(dir $@).tmp/runsc $@ && rmdir $(dir $@).tmp && \
+	echo "[runsc] built in $$(( $$(date +%s) - start )) s: $@"
 
 .PHONY: build
 build: $(BIN)/paddock $(BIN)/paddock-agent ## build the server and the in-sandbox agent
@@ -44,11 +61,30 @@ $(BIN)/paddock-agent: $(GO_SOURCES)
 	CGO_ENABLED=0 go build -o $@ ./cmd/paddock-agent
 
 .PHONY: rootfs
-rootfs: deps build ## build the template root filesystems (cached by template hash)
+rootfs: deps build ## build the template root filesystems at the same time (cached by template hash)
 	$(BIN)/paddock rootfs --cache-dir=$(PADDOCK_CACHE)
 
+# runsc and the root filesystems do not depend on each other: a sub-make
+# builds them at the same time (compiling runsc is CPU work, mmdebstrap
+# mostly downloads and unpacks).
 .PHONY: install
-install: deps runsc build rootfs ## everything `run` and `test` need
+install: ## everything `run` and `test` need: runsc, the binaries and the root filesystems, built side by side
+	@$(MAKE) --no-print-directory -j3 runsc rootfs
+
+# The paths here are the ones deploy/paddock.service names (PREFIX and the
+# cache and state directories rewritten when they are not the defaults).
+.PHONY: install-system
+install-system: build runsc ## install the binaries, runsc and deploy/paddock.service for systemd (run `make install` first; DESTDIR, PREFIX)
+	install -D -m 0755 $(BIN)/paddock $(DESTDIR)$(PREFIX)/bin/paddock
+	install -D -m 0755 $(BIN)/paddock-agent $(DESTDIR)$(PREFIX)/bin/paddock-agent
+	install -D -m 0755 $(RUNSC) $(DESTDIR)$(PREFIX)/lib/paddock/runsc
+	install -d -m 0755 $(DESTDIR)$(PADDOCK_CACHE)
+	install -d -m 0700 $(DESTDIR)$(PADDOCK_STATE)
+	install -d -m 0755 $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	sed -e 's|/usr/local/|$(PREFIX)/|g' -e 's|/var/cache/paddock|$(PADDOCK_CACHE)|g' -e 's|/var/lib/paddock|$(PADDOCK_STATE)|g' \
+		$(if $(PADDOCK_MIRROR),-e 's|^#Environment=PADDOCK_MIRROR=.*|Environment=PADDOCK_MIRROR=$(PADDOCK_MIRROR)|') \
+		deploy/paddock.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/paddock.service
+	@echo "installed; start it with: systemctl daemon-reload && systemctl enable --now paddock"
 
 .PHONY: run
 run: install ## serve the API on $(LISTEN) with the python and node pools warm

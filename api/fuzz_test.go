@@ -73,7 +73,7 @@ func FuzzRunRequest(f *testing.F) {
 	})
 }
 
-// The hostile bodies of CASES.md H47, answered by the API alone: each is
+// Hostile request bodies, answered by the API alone: each is
 // refused with 400 and a code before any sandbox is taken (the NUL byte
 // in code is the program's business: it runs and the language reports it).
 func TestRunHostileBodies(t *testing.T) {

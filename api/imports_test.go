@@ -21,7 +21,7 @@ type importRule struct {
 	stdlibOnly bool
 }
 
-// TestImportsPointDown enforces the layering of DESIGN.md and STYLE.md
+// TestImportsPointDown enforces the layering of docs/architecture.md
 // on every Go file of the module: cmd → api → kernels → pool → runner,
 // templates, tests included (api may import kernels and pool; kernels pool
 // and runner); only api imports gin, and not its job store (api/jobs),

@@ -14,7 +14,7 @@
 //     cgroups.
 //
 // It prints a table of percentiles and ratios and the headline ratios of
-// DESIGN.md's targets, and writes the raw samples as JSON and CSV and a PNG
+// the targets in docs/architecture.md, and writes the raw samples as JSON and CSV and a PNG
 // chart of the p50s.
 //
 // Run it with `make bench`.

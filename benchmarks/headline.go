@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// headline is one of DESIGN.md's targets, measured.
+// headline is one of the targets in docs/architecture.md, measured.
 type headline struct {
 	What  string  `json:"what"`
 	Value float64 `json:"value"`
@@ -36,7 +36,7 @@ func newHeadline(what string, value float64, unit string, atMost bool, target fl
 	return headline{What: what, Value: value, Unit: unit, AtMost: atMost, Target: target, Meets: meets}
 }
 
-// headlines computes the targets of DESIGN.md that this run measured,
+// headlines computes the targets of docs/architecture.md that this run measured,
 // the three the issue asks for first. Targets whose inputs are missing
 // are left out.
 func headlines(rows []row, tps []throughput, mems []memRow) []headline {

@@ -34,7 +34,7 @@ func (rep report) print(w io.Writer) {
 		fmt.Fprintln(w, rep.MemoryNote)
 	}
 	printMemory(w, rep.Memory)
-	fmt.Fprintln(w, "\n== headline (targets from DESIGN.md) ==")
+	fmt.Fprintln(w, "\n== headline (targets from docs/architecture.md) ==")
 	for _, h := range headlines(rep.Rows, rep.Throughput, rep.Memory) {
 		fmt.Fprintln(w, h)
 	}

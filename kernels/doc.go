@@ -1,5 +1,5 @@
 // Package kernels keeps stateful Jupyter-style Python and Node sessions
-// alive inside sandboxes taken from the pool (see DESIGN.md).
+// alive inside sandboxes taken from the pool (see docs/architecture.md).
 //
 // A Manager owns a bounded table of sessions. Each session holds one
 // sandbox leased from pool.Manager.Acquire and turned into a kernel

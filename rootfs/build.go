@@ -72,10 +72,11 @@ func (b *Builder) build(ctx context.Context, t templates.Template) (_ Image, err
 	if err != nil {
 		return Image{}, err
 	}
-	sources, err := b.sources(t.Suite)
+	plan, err := b.plan(t.Suite)
 	if err != nil {
 		return Image{}, err
 	}
+	sources := plan.sources
 
 	tmp, err := os.MkdirTemp(b.imagesDir(), name+tmpInfix)
 	if err != nil {
@@ -101,7 +102,8 @@ func (b *Builder) build(ctx context.Context, t templates.Template) (_ Image, err
 	for _, s := range sources {
 		lines = append(lines, s.line())
 	}
-	prog.printf("building %s: %d packages, %d stubs, from %s", name, len(t.Packages), len(t.StubPackages), strings.Join(lines, "; "))
+	prog.printf("building %s: %d packages, %d stubs; %s", name, len(t.Packages), len(t.StubPackages), plan.why)
+	prog.printf("sources: %s", strings.Join(lines, "; "))
 	log.Info("building rootfs", "packages", len(t.Packages), "sources", lines)
 	args := mmdebstrapArgs(t, tree, sources, stubDir)
 	log.Debug("running mmdebstrap", "argv", append([]string{bin}, args...))

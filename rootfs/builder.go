@@ -1,13 +1,13 @@
 package rootfs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -28,9 +28,12 @@ type Builder struct {
 	// CacheDir holds the images, under CacheDir/rootfs/<name>-<key>/.
 	CacheDir string
 	// Mirror, when set, is the Debian archive URI to build from (for
-	// example http://deb.debian.org/debian). Empty means the host's apt
-	// configuration. Security updates always come from the host's
-	// configuration when it lists them.
+	// example http://deb.debian.org/debian), checked against the Debian
+	// archive keyring. Empty means the host's apt configuration: its
+	// entries for the template's suite when it lists that suite, else the
+	// template's suite from the host's Debian mirror, else ErrNoMirror.
+	// Security updates come from the host's Debian security archive when
+	// it lists one.
 	Mirror string
 	// Progress receives human-readable progress lines while building. Nil
 	// means none.
@@ -39,6 +42,7 @@ type Builder struct {
 	Logger *slog.Logger
 
 	aptDir     string        // host apt configuration; hostAptDir when empty
+	keyringDir string        // where the Debian archive keyring is; hostKeyringDir when empty
 	mmdebstrap string        // mmdebstrap program; looked up in PATH when empty
 	heartbeat  time.Duration // defaultHeartbeat when zero
 
@@ -87,26 +91,41 @@ func (b *Builder) Ensure(ctx context.Context, t templates.Template) (Image, erro
 	})
 }
 
-// sources returns the apt sources to build suite from.
-func (b *Builder) sources(suite string) ([]source, error) {
-	aptDir := b.aptDir
-	if aptDir == "" {
-		aptDir = hostAptDir
-	}
+// plan returns the apt sources to build suite from: Mirror's when it is
+// set, else the host's (see hostPlan).
+func (b *Builder) plan(suite string) (plan, error) {
+	aptDir := cmp.Or(b.aptDir, hostAptDir)
+	keyring := findKeyring(cmp.Or(b.keyringDir, hostKeyringDir))
 	host, err := readAptSources(aptDir)
-	if b.Mirror != "" {
-		if !strings.Contains(b.Mirror, "://") || strings.ContainsAny(b.Mirror, " \t\n[]") {
-			return nil, fmt.Errorf("mirror %q is not a URI", b.Mirror)
-		}
+	if b.Mirror == "" {
 		if err != nil {
-			b.logger().Warn("reading host apt sources for security updates", "err", err)
+			return plan{}, err
 		}
-		return mirrorSources(b.Mirror, host, suite), nil
+		return hostPlan(host, suite, aptDir, keyring)
+	}
+	if err := CheckMirror(b.Mirror); err != nil {
+		return plan{}, err
 	}
 	if err != nil {
-		return nil, err
+		b.logger().Warn("reading host apt sources for security updates", "err", err)
 	}
-	return suiteSources(host, suite)
+	return plan{
+		sources: mirrorSources(b.Mirror, keyring, host, suite, keyring),
+		why:     "the mirror " + b.Mirror + " was given",
+	}, nil
+}
+
+// Sources returns the apt source lines that a build of suite would use,
+// in apt's one-line format, and why they were chosen. It builds nothing.
+func (b *Builder) Sources(suite string) (lines []string, why string, err error) {
+	p, err := b.plan(suite)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, s := range p.sources {
+		lines = append(lines, s.line())
+	}
+	return lines, p.why, nil
 }
 
 func (b *Builder) logger() *slog.Logger {

@@ -129,8 +129,10 @@ func TestEnsureBuildsOnce(t *testing.T) {
 
 	got := out.String()
 	for _, line := range []string{
-		"[rootfs tiny] building tiny-566e15d26358dcc0: 1 packages, 1 stubs, from deb http://deb.debian.org/debian bookworm main; " +
-			"deb http://deb.debian.org/debian bookworm-updates main; deb http://deb.debian.org/debian-security bookworm-security main\n",
+		"[rootfs tiny] building tiny-566e15d26358dcc0: 1 packages, 1 stubs; the host's apt sources list bookworm\n",
+		"[rootfs tiny] sources: deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main; " +
+			"deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-updates main; " +
+			"deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main\n",
 		"[rootfs tiny] I: fake mmdebstrap into " + filepath.Join(b.CacheDir, "rootfs/tiny-566e15d26358dcc0.tmp-"),
 		"[rootfs tiny] still building, ",
 		"[rootfs tiny] I: success\n",

@@ -8,6 +8,7 @@ var (
 	ErrNotBuilt = errors.New("rootfs image not built")
 	// ErrNoMmdebstrap means the mmdebstrap program is not installed.
 	ErrNoMmdebstrap = errors.New("mmdebstrap not found (install it with: apt-get install -y mmdebstrap)")
-	// ErrNoSource means no apt source serves the template's suite.
-	ErrNoSource = errors.New("no apt source for suite")
+	// ErrNoMirror means no mirror was given and the host's apt sources
+	// have no Debian mirror to build from (an Ubuntu host, say).
+	ErrNoMirror = errors.New("no Debian mirror in the host's apt sources")
 )

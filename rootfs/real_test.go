@@ -77,3 +77,71 @@ func TestRealBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRealBuildOnAnotherRelease builds the node template (a bookworm
+// template) as a Debian 13 host would: its apt sources list only trixie,
+// so the builder must take bookworm from the same mirror. The host's own
+// Debian mirror stands in for the trixie host's. It runs only with
+// PADDOCK_ROOTFS_TEST=1.
+func TestRealBuildOnAnotherRelease(t *testing.T) {
+	if os.Getenv("PADDOCK_ROOTFS_TEST") != "1" {
+		t.Skip("set PADDOCK_ROOTFS_TEST=1 to build a real root filesystem")
+	}
+	requireRoot(t)
+	host, err := readAptSources(hostAptDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mirror, security source
+	for _, s := range host {
+		if mirror.uri == "" && isDebianArchive(s) {
+			mirror = s
+		}
+		if security.uri == "" && isDebianSecurity(s) {
+			security = s
+		}
+	}
+	if mirror.uri == "" {
+		t.Fatalf("this host's apt sources have no Debian mirror to stand in for a trixie host's:\n%v", host)
+	}
+	aptDir := t.TempDir()
+	stanza := func(uri, suites, signedBy string) string {
+		s := "Types: deb\nURIs: " + uri + "\nSuites: " + suites + "\nComponents: main\n"
+		if signedBy != "" {
+			s += "Signed-By: " + signedBy + "\n"
+		}
+		return s
+	}
+	sources := stanza(mirror.uri, "trixie trixie-updates", mirror.signedBy)
+	if security.uri != "" {
+		sources += "\n" + stanza(security.uri, "trixie-security", security.signedBy)
+	}
+	if err := os.MkdirAll(filepath.Join(aptDir, "sources.list.d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(aptDir, "sources.list.d", "debian.sources"), []byte(sources), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	tmpl, err := templates.Get("node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	b := &Builder{CacheDir: t.TempDir(), Progress: &out, aptDir: aptDir}
+	img, err := b.Ensure(t.Context(), tmpl)
+	if err != nil {
+		t.Fatalf("Ensure: %v\n%s", err, out.String())
+	}
+	for _, want := range []string{
+		"[rootfs node] building node-" + tmpl.Key() + ": 2 packages, 0 stubs; the host's apt sources list trixie, not bookworm: bookworm from the host's Debian mirror\n",
+		" " + mirror.uri + " bookworm main; ",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("progress lacks %q:\n%s", want, out.String())
+		}
+	}
+	if !strings.HasPrefix(img.Versions["node"], "v18.") {
+		t.Errorf("node version = %q, want bookworm's v18.x", img.Versions["node"])
+	}
+}

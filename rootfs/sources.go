@@ -14,17 +14,23 @@ import (
 // hostAptDir is where the host's apt configuration lives.
 const hostAptDir = "/etc/apt"
 
-// source is one apt repository entry: the packages of suite from uri.
+// source is one apt repository entry: the packages of suite from uri,
+// signed by a key in the keyring file signedBy ("" for apt's trusted keys).
 type source struct {
 	uri        string
 	suite      string
 	components []string
+	signedBy   string
 }
 
 // line renders s in apt's one-line format, which mmdebstrap accepts as a
 // mirror argument.
 func (s source) line() string {
-	return "deb " + s.uri + " " + s.suite + " " + strings.Join(s.components, " ")
+	opts := ""
+	if s.signedBy != "" {
+		opts = "[signed-by=" + s.signedBy + "] "
+	}
+	return "deb " + opts + s.uri + " " + s.suite + " " + strings.Join(s.components, " ")
 }
 
 // readAptSources reads every binary ("deb") source configured in aptDir:
@@ -84,6 +90,7 @@ func parseOneLine(r io.Reader) ([]source, error) {
 			continue
 		}
 		rest := fields[1:]
+		signedBy := ""
 		if len(rest) > 0 && strings.HasPrefix(rest[0], "[") {
 			end := -1
 			for i, f := range rest {
@@ -95,12 +102,18 @@ func parseOneLine(r io.Reader) ([]source, error) {
 			if end < 0 {
 				return nil, fmt.Errorf("line %d: unclosed option list", n)
 			}
+			opts := strings.Fields(strings.Trim(strings.Join(rest[:end+1], " "), "[]"))
+			for _, o := range opts {
+				if v, ok := strings.CutPrefix(o, "signed-by="); ok {
+					signedBy = keyringPath(v)
+				}
+			}
 			rest = rest[end+1:]
 		}
 		if len(rest) < 2 {
 			return nil, fmt.Errorf("line %d: want a URI and a suite", n)
 		}
-		out = appendSource(out, rest[0], rest[1], rest[2:])
+		out = appendSource(out, source{uri: rest[0], suite: rest[1], components: rest[2:], signedBy: signedBy})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
@@ -163,19 +176,31 @@ func stanzaSources(stanza map[string]string) []source {
 	}
 	var out []source
 	components := strings.Fields(stanza["components"])
+	signedBy := keyringPath(stanza["signed-by"])
 	for _, uri := range strings.Fields(stanza["uris"]) {
 		for _, suite := range strings.Fields(stanza["suites"]) {
-			out = appendSource(out, uri, suite, components)
+			out = appendSource(out, source{uri: uri, suite: suite, components: components, signedBy: signedBy})
 		}
 	}
 	return out
 }
 
-// appendSource appends a source unless it is a flat repository (a suite
-// ending in "/" and no components), which mmdebstrap cannot take here.
-func appendSource(out []source, uri, suite string, components []string) []source {
-	if strings.HasSuffix(suite, "/") || len(components) == 0 {
+// keyringPath returns a Signed-By value when it names one keyring file, and
+// "" otherwise: a key embedded in the sources file, a fingerprint, or a
+// list cannot be handed on in one-line format.
+func keyringPath(v string) string {
+	v = strings.TrimSpace(v)
+	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \t\n,]") {
+		return ""
+	}
+	return v
+}
+
+// appendSource appends s unless it is a flat repository (a suite ending in
+// "/" and no components), which mmdebstrap cannot take here.
+func appendSource(out []source, s source) []source {
+	if strings.HasSuffix(s.suite, "/") || len(s.components) == 0 {
 		return out
 	}
-	return append(out, source{uri: uri, suite: suite, components: components})
+	return append(out, s)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/paddock-dev/paddock/api"
 	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/kernels"
+	"github.com/paddock-dev/paddock/rootfs"
 )
 
 // config is everything `paddock serve` needs, parsed from flags with
@@ -48,6 +49,8 @@ type config struct {
 	MaxDiskMB    int
 	MaxOpenFiles int
 	BuildRootfs  bool
+	Mirror       string // "": the host's Debian mirror
+	Suite        string // "": each template's own suite
 	ShutdownWait time.Duration
 	LogLevel     slog.Level
 
@@ -103,6 +106,10 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxDiskMB, "max-disk-mb", api.DefaultMaxDiskMB, "largest writable disk in MiB a run or session request may ask for")
 	fs.IntVar(&c.MaxOpenFiles, "max-open-files", api.DefaultMaxOpenFiles, "largest open-files limit a run or session request may ask for")
 	fs.BoolVar(&c.BuildRootfs, "build-rootfs", true, "build missing template root filesystems at start")
+	fs.StringVar(&c.Mirror, "mirror", env("PADDOCK_MIRROR", ""),
+		"Debian mirror to build root filesystems from, e.g. http://deb.debian.org/debian (default: the Debian mirror in the host's apt sources)")
+	fs.StringVar(&c.Suite, "suite", env("PADDOCK_SUITE", ""),
+		"Debian suite to build every template from in place of its own (default: each template's, bookworm; another changes the interpreter versions)")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-wait", 30*time.Second, "how long SIGTERM waits for in-flight runs")
 	fs.DurationVar(&c.JobTTL, "job-ttl", jobs.DefaultTTL, "how long the result of a run sent with an Idempotency-Key is kept")
 	fs.IntVar(&c.MaxJobs, "max-jobs", jobs.DefaultMaxJobs, "runs sent with an Idempotency-Key kept at once (the oldest finished go first)")
@@ -168,6 +175,11 @@ func (c *config) Validate() error {
 		errs = append(errs, errors.New("--max-body and --max-output must be at least 1 KiB"))
 	}
 	errs = append(errs, c.validateMaxLimits())
+	if c.Mirror != "" {
+		if err := rootfs.CheckMirror(c.Mirror); err != nil {
+			errs = append(errs, fmt.Errorf("--mirror: %w", err))
+		}
+	}
 	if c.TenantMaxRuns < 1 || c.TenantMaxSessions < 1 {
 		errs = append(errs, errors.New("--tenant-max-runs and --tenant-max-sessions must be at least 1"))
 	}

@@ -33,11 +33,11 @@ func doctor(ctx context.Context, args []string) error {
 		{name: "agent " + cfg.Agent, err: staticBinary(cfg.Agent), fix: "run `make build`; the agent must be built with CGO_ENABLED=0"},
 		{name: "memory cgroup", err: memoryCgroup(), fix: "mount the cgroup memory controller (v1) or enable it in cgroup v2"},
 	}
-	builder := &rootfs.Builder{CacheDir: cfg.CacheDir}
+	builder := cfg.builder(nil, nil)
 	var img rootfs.Image
 	var tmpl templates.Template
 	for _, name := range cfg.Templates {
-		t, err := templates.Get(name)
+		t, err := cfg.template(name)
 		if err == nil {
 			var i rootfs.Image
 			if i, err = builder.Lookup(t); err == nil && img.Path == "" {
@@ -45,6 +45,13 @@ func doctor(ctx context.Context, args []string) error {
 			}
 		}
 		checks = append(checks, check{name: "rootfs " + name, err: err, fix: "run `make rootfs` (or `paddock rootfs " + name + "`)"})
+		if errors.Is(err, rootfs.ErrNotBuilt) {
+			_, why, err := builder.Sources(t.Suite)
+			if why != "" {
+				why = " (" + why + ")"
+			}
+			checks = append(checks, check{name: "apt sources to build " + name + " from" + why, err: err, fix: mirrorHint})
+		}
 	}
 	failed := 0
 	report := func(c check) {

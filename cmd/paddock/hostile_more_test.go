@@ -135,7 +135,7 @@ func statHost(t *testing.T, path string) fileMeta {
 	return m
 }
 
-// TestE2EHostileMore runs the one-shot cases of CASES.md that
+// TestE2EHostileMore runs the hostile one-shot cases that
 // TestE2EHostileSample and TestE2EHostileStaysContained leave out. After
 // each, the server is healthy, the next run works and the case's sandbox
 // has left no trace on the host.

@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// TestE2EHostileSample runs a sample of ../shared/hostile/CASES.md against
+// TestE2EHostileSample runs a sample of hostile programs against
 // the real server; after each case the server must be healthy and the next
-// run must work. The full suite is tracked separately.
+// run must work. TestE2EHostileMore runs the other one-shot cases.
 func TestE2EHostileSample(t *testing.T) {
 	e := newE2E(t)
 	// A listener on the host's loopback that sandboxes must not reach.

@@ -23,7 +23,7 @@ import (
 	"github.com/paddock-dev/paddock/pool"
 )
 
-// H49 of CASES.md: the server's lifecycle around runs in flight.
+// The server's lifecycle around runs in flight.
 
 // listedSandbox is one entry of `runsc list --format=json`.
 type listedSandbox struct {

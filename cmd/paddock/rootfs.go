@@ -6,12 +6,12 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/paddock-dev/paddock/rootfs"
 	"github.com/paddock-dev/paddock/templates"
 )
 
 // rootfsCmd builds the root filesystems of the named templates (default:
-// all of --templates) and prints where each one is.
+// all of --templates), the missing ones at the same time, and prints where
+// each one is.
 func rootfsCmd(ctx context.Context, args []string) error {
 	cfg, fs, err := parse("rootfs", args)
 	if err != nil {
@@ -22,17 +22,19 @@ func rootfsCmd(ctx context.Context, args []string) error {
 		names = cfg.Templates
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	builder := &rootfs.Builder{CacheDir: cfg.CacheDir, Progress: os.Stderr, Logger: logger}
+	var tmpls []templates.Template
 	for _, name := range names {
-		t, err := templates.Get(name)
+		t, err := cfg.template(name)
 		if err != nil {
-			return fmt.Errorf("template %q: %w", name, err)
+			return err
 		}
-		img, err := builder.Ensure(ctx, t)
-		if err != nil {
-			return fmt.Errorf("building %s: %w", name, err)
-		}
-		fmt.Printf("%s\t%s\n", name, img.Path)
+		tmpls = append(tmpls, t)
 	}
-	return nil
+	imgs, err := ensureImages(ctx, cfg.builder(os.Stderr, logger), tmpls, true)
+	for i, img := range imgs {
+		if img.Path != "" {
+			fmt.Printf("%s\t%s\n", tmpls[i].Name, img.Path)
+		}
+	}
+	return err
 }

@@ -89,13 +89,12 @@ func (st *stack) janitor(ctx context.Context, instance string) {
 func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, error) {
 	var tmpls []templates.Template
 	for _, name := range cfg.Templates {
-		t, err := templates.Get(name)
+		t, err := cfg.template(name)
 		if err != nil {
-			return nil, fmt.Errorf("template %q: %w", name, err)
+			return nil, err
 		}
 		tmpls = append(tmpls, t)
 	}
-	builder := &rootfs.Builder{CacheDir: cfg.CacheDir, Progress: os.Stderr, Logger: logger}
 	rt, err := runsc.New(runsc.Config{
 		Runsc:       cfg.Runsc,
 		StateDir:    cfg.StateDir,
@@ -118,16 +117,14 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 	}
 
 	instance := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().Unix())
+	imgs, err := ensureImages(ctx, cfg.builder(os.Stderr, logger), tmpls, cfg.BuildRootfs)
+	if err != nil {
+		return nil, fmt.Errorf("%w (run `paddock rootfs`)", err)
+	}
 	var poolTemplates []pool.Template
 	var infos []api.Template
-	for _, t := range tmpls {
-		img, err := builder.Lookup(t)
-		if errors.Is(err, rootfs.ErrNotBuilt) && cfg.BuildRootfs {
-			img, err = builder.Ensure(ctx, t)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("root filesystem of %s: %w (run `paddock rootfs`)", t.Name, err)
-		}
+	for i, t := range tmpls {
+		img := imgs[i]
 		size, ceiling := t.PoolSize, t.PoolMax
 		if cfg.PoolSize >= 0 {
 			size = cfg.PoolSize

@@ -22,7 +22,7 @@ const (
 	labelPrefix = "dev.paddock."
 	// hostPids is the host pids-cgroup cap for a whole sandbox. It bounds
 	// the Sentry's own threads, so it stays generous; guest processes are
-	// bounded by RLIMIT_NPROC instead (DESIGN.md).
+	// bounded by RLIMIT_NPROC instead.
 	hostPids = 4096
 )
 
