@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paddock-dev/paddock/internal/prereq"
 	"github.com/paddock-dev/paddock/runner/wire"
 )
 
@@ -16,9 +17,7 @@ import (
 // runs in a sandbox: there kill(-1) reaches only that namespace.
 func startInitAgent(t *testing.T, language string) *client {
 	t.Helper()
-	if os.Getuid() != 0 {
-		t.Skip("needs root for a PID namespace")
-	}
+	prereq.Root(t, "(for a PID namespace)")
 	c := startAgentWith(t, testConfig(t, language), &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID})
 	if h := c.hello(); h.Interpreter <= 1 {
 		t.Fatalf("hello %+v: want the interpreter inside the namespace", h)
