@@ -24,6 +24,16 @@ type fullRun struct {
 	runResp
 	StdoutBase64 string `json:"stdout_base64"`
 	StderrBase64 string `json:"stderr_base64"`
+	Timing       struct {
+		ExecMS float64 `json:"exec_ms"`
+	} `json:"timing"`
+}
+
+// execTime is how long the program ran, from its code's delivery to its
+// end: the time taken to get a sandbox, which a busy machine stretches
+// most, is not in it.
+func (r fullRun) execTime() time.Duration {
+	return time.Duration(r.Timing.ExecMS * float64(time.Millisecond))
 }
 
 // postRaw sends body as is to POST /v1/run and returns the response and
@@ -240,12 +250,11 @@ func TestE2EHostileMore(t *testing.T) {
 			if tt.timeoutMS > 0 {
 				body["timeout_ms"] = tt.timeoutMS
 			}
-			start := time.Now()
 			code, r := e.postFull(t, body)
-			wall := time.Since(start)
-			t.Logf("HTTP %d reason %s exit %d in %v", code, r.Reason, r.ExitCode, wall.Round(time.Millisecond))
-			if tt.maxWall > 0 && wall > tt.maxWall {
-				t.Errorf("took %v, want at most %v", wall, tt.maxWall)
+			ran := r.execTime()
+			t.Logf("HTTP %d reason %s exit %d after running %v", code, r.Reason, r.ExitCode, ran.Round(time.Millisecond))
+			if tt.maxWall > 0 && ran > tt.maxWall {
+				t.Errorf("ran %v, want at most %v (a safety net: the host's deadline is the timeout plus 2 s of grace)", ran, tt.maxWall)
 			}
 			if code != http.StatusOK || !slices.Contains(tt.reasons, r.Reason) {
 				t.Errorf("HTTP %d reason %q, want one of %v; stdout %.200q stderr %.300q", code, r.Reason, tt.reasons, r.Stdout, r.Stderr)
@@ -379,7 +388,7 @@ func (b *meteredBody) Read(p []byte) (int, error) {
 }
 
 // TestE2EFlood sends a bounded burst of concurrent runs: every answer is
-// a result or a 503 that says when to retry, never another 5xx, and once
+// a result or the 503 busy that says when to retry, nothing else, and once
 // the pool is idle only its ready sandboxes remain.
 func TestE2EFlood(t *testing.T) {
 	e := newE2E(t)
@@ -411,8 +420,11 @@ func TestE2EFlood(t *testing.T) {
 					if err := json.Unmarshal(raw, &r); err != nil || r.Reason != "ok" || r.Stdout != "1\n" {
 						problems = append(problems, fmt.Sprintf("200 %s", raw))
 					}
-				case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
-				case resp.StatusCode >= 500:
+				// The one honest refusal: every run slot stayed busy. No
+				// tenant limit applies here (--tenant-rate=0, 16 runs).
+				case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "1" &&
+					string(raw) == `{"code":"busy","message":"all run slots are busy; retry shortly"}`+"\n":
+				default:
 					problems = append(problems, fmt.Sprintf("%d %s (Retry-After %q)", resp.StatusCode, raw, resp.Header.Get("Retry-After")))
 				}
 				mu.Unlock()
