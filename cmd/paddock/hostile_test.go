@@ -71,10 +71,12 @@ func TestE2EHostileSample(t *testing.T) {
 			code:    "import subprocess; subprocess.Popen(['sleep','600']); print('done')",
 			reasons: []string{"ok"}, stdoutHas: "done", maxWall: 8 * time.Second},
 		{id: "H15 signal init and parent", lang: "python", code: "import os; os.kill(1, 9); os.kill(os.getppid(), 9)",
-			reasons: []string{"error", "killed"}},
+			reasons: []string{"error"}, stderrHas: "PermissionError"},
+		// The 10 GB product is mapped lazily under gVisor, so filling it
+		// runs the sandbox out of memory rather than failing at once.
 		{id: "H19 decompression bomb", lang: "python",
 			code:    "import zlib; z=zlib.compress(bytes(10**8)); print(len(zlib.decompress(z)*100))",
-			reasons: []string{"oom", "error"}},
+			reasons: []string{"oom"}},
 		{id: "H21 fill the workspace", lang: "python",
 			code:    "f=open('/workspace/big','wb'); [f.write(b'x'*2**20) for _ in range(10240)]",
 			reasons: []string{"disk_limit"}, stderrHas: "No space left on device"},
