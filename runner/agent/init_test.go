@@ -50,7 +50,7 @@ func namespaceProcs(t *testing.T, initPid int) []string {
 // waitAlone waits until the agent is the only process of its namespace.
 func waitAlone(t *testing.T, c *client) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a safety net only
 	for {
 		procs := namespaceProcs(t, c.cmd.Process.Pid)
 		if len(procs) == 1 {
@@ -116,8 +116,10 @@ func TestInitKillsEveryProcess(t *testing.T) {
 			if exit.Reason != tt.wantReason || string(res.stdout) != tt.wantStdout {
 				t.Errorf("exit %+v, stdout %q, stderr %q; want %s, %q", exit, res.stdout, res.stderr, tt.wantReason, tt.wantStdout)
 			}
-			if res.elapsed > 3*time.Second {
-				t.Errorf("result after %v", res.elapsed)
+			// A run that waited for its children would wait for their
+			// 600 s sleeps; the bound is far from that and from any start.
+			if res.elapsed > time.Minute {
+				t.Errorf("result after %v: the run waited for its escaped children", res.elapsed)
 			}
 			waitAlone(t, c)
 		})
