@@ -94,8 +94,21 @@ run: install ## serve the API on $(LISTEN) with the python and node pools warm
 doctor: build ## check this host
 	$(BIN)/paddock doctor --cache-dir=$(PADDOCK_CACHE) --runsc=$(RUNSC) --agent=$(BIN)/paddock-agent
 
+# What the tests use from the host beyond `install`: the interpreters the
+# agent's driver tests run and dpkg-deb, which reads the stub packages.
+# Root, a mountable tmpfs and PID namespaces cannot be installed: without
+# them the tests that need them fail under `make test`, saying so.
+TEST_DEBS := python3 nodejs dpkg
+.PHONY: test-deps
+test-deps: ## install the Debian packages the tests use (only those missing)
+	@missing=$$(for p in $(TEST_DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -qx 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing for the tests:" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
 .PHONY: test
-test: install ## run all tests, the real-gVisor ones included (-race)
+test: install test-deps ## run all tests, the real-gVisor ones included (-race)
 	go vet ./...
 	PADDOCK_REQUIRE_GVISOR=1 PADDOCK_ROOTFS_TEST=1 go test -race -count=1 -timeout=30m ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=30000x

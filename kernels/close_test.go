@@ -65,7 +65,7 @@ func TestCloseDuringCreate(t *testing.T) {
 		errc <- err
 	}()
 	waitFor(t, "create waiting for a sandbox", func() bool { return rt.Starts() == 1 })
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a safety net only
 	defer cancel()
 	if err := f.m.Close(ctx); err != nil {
 		t.Fatalf("Close: %v", err)

@@ -110,7 +110,7 @@ func TestFillerBacksOff(t *testing.T) {
 			m.Start()
 			<-done
 			if tc.wantHealthy {
-				deadline := time.Now().Add(10 * time.Second)
+				deadline := time.Now().Add(time.Minute) // a safety net only
 				for !m.Ready() && time.Now().Before(deadline) {
 					time.Sleep(time.Millisecond)
 				}

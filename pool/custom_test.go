@@ -236,7 +236,7 @@ func TestRunWithLimitsCloseDuringStart(t *testing.T) {
 		done <- err
 	}()
 	waitFor(t, "custom start begun", func() bool { return rt.Starts() == 1 })
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a safety net only
 	defer cancel()
 	if err := m.Close(ctx); err != nil {
 		t.Fatalf("Close: %v", err)

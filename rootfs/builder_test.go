@@ -16,6 +16,7 @@ import (
 // fakeMmdebstrap writes a shell script that stands in for mmdebstrap: it
 // logs its arguments to runs, checks that stub packages exist, then acts
 // out mode ("ok", "slow", "fail" or "hang") and lays out a tiny tree.
+// "slow" stays silent until a file named release appears next to runs.
 func fakeMmdebstrap(t *testing.T, mode string) (bin, runs string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -36,8 +37,8 @@ done
 echo "I: fake mmdebstrap into $target" >&2
 case ` + mode + ` in
 fail) echo "E: Unable to locate package nodejs" >&2; exit 1 ;;
-slow) sleep 0.4 ;;
-hang) trap 'echo "I: cleaning up after TERM" >&2; exit 143' TERM; while :; do sleep 0.02; done ;;
+slow) while [ ! -e ` + filepath.Join(dir, "release") + ` ]; do sleep 0.01; done ;;
+hang) trap 'echo "I: cleaning up after TERM" >&2; exit 143' TERM; echo "I: hanging" >&2; while :; do sleep 0.02; done ;;
 esac
 mkdir -p "$target/etc" "$target/tmp" "$target/opt" "$target/usr/bin"
 printf 'root:x:0:0:root:/root:/bin/bash\n' > "$target/etc/passwd"
@@ -106,6 +107,16 @@ func TestEnsureBuildsOnce(t *testing.T) {
 			paths[i], errs[i] = img.Path, err
 		})
 	}
+	// The build stays silent until the heartbeat has spoken, however long
+	// that takes; the bound only ends a test whose heartbeat never does.
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), "still building, ") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no heartbeat in a minute of silence at 60ms:\n%s", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	writeFile(t, filepath.Join(filepath.Dir(runs), "release"), "")
 	wg.Wait()
 	want := filepath.Join(b.CacheDir, "rootfs/tiny-566e15d26358dcc0/rootfs")
 	for i := range 5 {
@@ -160,11 +171,23 @@ func TestEnsureFailureLeavesNothing(t *testing.T) {
 
 func TestEnsureCancelled(t *testing.T) {
 	b, out, _ := testBuilder(t, "hang")
-	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	// Cancel once the stand-in has set its TERM handler and hangs, not
+	// after a duration a busy machine might not reach it in.
+	go func() {
+		for !strings.Contains(out.String(), "I: hanging") {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+		cancel()
+	}()
 	_, err := b.Ensure(ctx, tinyTemplate)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Ensure = %v, want DeadlineExceeded", err)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Ensure = %v, want Canceled", err)
 	}
 	if !strings.Contains(out.String(), "I: cleaning up after TERM") {
 		t.Errorf("mmdebstrap was not asked to clean up:\n%s", out.String())

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/paddock-dev/paddock/internal/prereq"
 )
 
 func requireRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (chown)")
-	}
+	prereq.Root(t, "(the build chowns files)")
 }
 
 // fakeTree lays out the parts of a Debian tree that customize touches.

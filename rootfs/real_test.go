@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/paddock-dev/paddock/internal/prereq"
 	"github.com/paddock-dev/paddock/templates"
 )
 
@@ -17,7 +18,7 @@ import (
 // host's Debian mirror (about 30 s). It runs only with PADDOCK_ROOTFS_TEST=1.
 func TestRealBuild(t *testing.T) {
 	if os.Getenv("PADDOCK_ROOTFS_TEST") != "1" {
-		t.Skip("set PADDOCK_ROOTFS_TEST=1 to build a real root filesystem")
+		prereq.Missing(t, "PADDOCK_ROOTFS_TEST is not 1", "set PADDOCK_ROOTFS_TEST=1 to build a real root filesystem (make test does)")
 	}
 	requireRoot(t)
 	tmpl, err := templates.Get("node")

@@ -1,11 +1,14 @@
 package rootfs
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/paddock-dev/paddock/internal/prereq"
 )
 
 func TestUnescapeMountPath(t *testing.T) {
@@ -23,6 +26,7 @@ func TestUnescapeMountPath(t *testing.T) {
 }
 
 func TestRemoveTree(t *testing.T) {
+	prereq.Root(t, "(only root empties the tree's read-only directory, as builds run)")
 	dir := filepath.Join(t.TempDir(), "build")
 	writeFile(t, filepath.Join(dir, "rootfs/etc/passwd"), "root:x:0:0::/root:/bin/sh\n")
 	if err := os.Symlink("/etc", filepath.Join(dir, "rootfs/hostetc")); err != nil {
@@ -56,7 +60,7 @@ func TestRemoveTreeUnmountsLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=1m"); err != nil {
-		t.Skipf("cannot mount tmpfs here: %v", err)
+		prereq.Missing(t, fmt.Sprintf("mounting a tmpfs: %v", err), "run the tests where root may mount (not in an unprivileged container)")
 	}
 	t.Cleanup(func() { syscall.Unmount(mnt, syscall.MNT_DETACH) })
 	writeFile(t, filepath.Join(mnt, "on-tmpfs"), "x")

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/paddock-dev/paddock/internal/prereq"
 )
 
 func TestWriteStubDeb(t *testing.T) {
@@ -25,10 +27,7 @@ func TestWriteStubDeb(t *testing.T) {
 
 // TestStubDebReadByDpkg checks the stub with the tool that will install it.
 func TestStubDebReadByDpkg(t *testing.T) {
-	dpkgDeb, err := exec.LookPath("dpkg-deb")
-	if err != nil {
-		t.Skip("dpkg-deb not installed")
-	}
+	dpkgDeb := prereq.Command(t, "dpkg-deb", "dpkg")
 	dir := t.TempDir()
 	if err := writeStubDebs(dir, []string{"unicode-data"}); err != nil {
 		t.Fatalf("writeStubDebs: %v", err)

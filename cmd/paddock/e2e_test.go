@@ -159,7 +159,7 @@ func TestE2ERunsAreIsolatedAndSandboxesGone(t *testing.T) {
 		t.Fatalf("both runs used sandbox %s", first.SandboxID)
 	}
 	// Destruction happens off the request path: poll for it.
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // a safety net only
 	for slices.Contains(e.list(t), first.SandboxID) {
 		if time.Now().After(deadline) {
 			t.Fatalf("sandbox %s of a finished run still listed", first.SandboxID)
@@ -175,10 +175,10 @@ func TestE2EHostileStaysContained(t *testing.T) {
 		timeoutMS        int
 		wantReasons      []string
 	}{
-		// oom: a fork of the warmed-up interpreter costs ~37 MB under gVisor
-		// (see H07 in hostile_more_test.go).
-		{"fork bomb", "python", "import os\nwhile True:\n  os.fork()", 5000, []string{"pids_limit", "error", "timeout", "killed", "oom"}},
-		{"node spawn bomb", "node", "const cp=require('child_process');for(;;){try{cp.spawn(process.execPath,['-e','setInterval(()=>{},1e9)'],{detached:true,stdio:'ignore'}).unref()}catch(e){}}", 5000, []string{"pids_limit", "timeout", "error", "oom"}},
+		// The bombs end as H07 and H09 in hostile_more_test.go do, which
+		// say why each has two honest reasons.
+		{"fork bomb", "python", "import os\nwhile True:\n  os.fork()", 5000, []string{"oom", "pids_limit"}},
+		{"node spawn bomb", "node", "const cp=require('child_process');for(;;){try{cp.spawn(process.execPath,['-e','setInterval(()=>{},1e9)'],{detached:true,stdio:'ignore'}).unref()}catch(e){}}", 5000, []string{"pids_limit", "timeout"}},
 		{"kill init", "python", "import os\ntry:\n  os.kill(1, 9)\nexcept OSError as e: print(type(e).__name__)", 5000, []string{"ok"}},
 		{"off-heap memory", "node", "const a=[];for(;;)a.push(Buffer.alloc(1<<24,1))", 10000, []string{"oom"}},
 	}

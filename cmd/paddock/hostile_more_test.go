@@ -24,6 +24,16 @@ type fullRun struct {
 	runResp
 	StdoutBase64 string `json:"stdout_base64"`
 	StderrBase64 string `json:"stderr_base64"`
+	Timing       struct {
+		ExecMS float64 `json:"exec_ms"`
+	} `json:"timing"`
+}
+
+// execTime is how long the program ran, from its code's delivery to its
+// end: the time taken to get a sandbox, which a busy machine stretches
+// most, is not in it.
+func (r fullRun) execTime() time.Duration {
+	return time.Duration(r.Timing.ExecMS * float64(time.Millisecond))
 }
 
 // postRaw sends body as is to POST /v1/run and returns the response and
@@ -70,7 +80,7 @@ func (e *e2e) gone(t *testing.T, id string) {
 		t.Error("the run reported no sandbox_id")
 		return
 	}
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // a safety net only
 	for {
 		var left []string
 		if slices.Contains(e.list(t), id) {
@@ -86,7 +96,7 @@ func (e *e2e) gone(t *testing.T, id string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("sandbox %s still present 15s after its run: %s", id, strings.Join(left, "; "))
+			t.Errorf("sandbox %s still present 2 minutes after its run: %s", id, strings.Join(left, "; "))
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -168,18 +178,28 @@ func TestE2EHostileMore(t *testing.T) {
 		// RLIMIT_NPROC's 64; the sandbox is OOM-killed as a whole. Without
 		// the warm-up the forks stop with EAGAIN at the limit instead:
 		// pids_limit (TestE2ERunLimits, "processes 32, H07 fork bomb").
+		// Both are accepted: which limit refuses first depends on how much
+		// memory each child touches before it forks again, which gVisor's
+		// copy-on-write granularity decides, not the program.
 		{id: "H07 python fork bomb", lang: "python", code: "import os; [os.fork() for _ in iter(int,1)]", timeoutMS: 5000,
 			reasons: []string{"oom", "pids_limit"}, maxWall: 10 * time.Second},
-		// Observed: timeout. spawn() failures are caught, so the loop spins
-		// until the deadline; the detached children die with the sandbox.
+		// Observed: pids_limit. The process limit refuses the spawns, the
+		// loop catches each failure and spins at the limit until the
+		// deadline; the detached children die with the sandbox. timeout is
+		// as honest: it is how the program ended, the refusals having been
+		// caught by the program itself.
 		{id: "H09 node spawn bomb", lang: "node", timeoutMS: 5000,
 			code:    "const cp=require('child_process');for(;;){try{cp.spawn(process.execPath,['-e','setInterval(()=>{},1e9)'],{detached:true,stdio:'ignore'}).unref()}catch(e){}}",
-			reasons: []string{"pids_limit", "timeout", "error", "oom", "killed"}, maxWall: 10 * time.Second},
+			reasons: []string{"pids_limit", "timeout"}, maxWall: 10 * time.Second},
 		// Observed: error (Worker throws ERR_WORKER_INIT_FAILED, EAGAIN, at
-		// the thread limit) after about 5 s; oom or timeout are as good.
-		{id: "H11 node worker_threads bomb", lang: "node", timeoutMS: 10000,
+		// the thread limit), after 5 to 14 s on a busy machine: the 30 s
+		// deadline never comes first. Each Worker costs a thread and an
+		// isolate's memory, so three endings are true: error (the uncaught
+		// refusal), pids_limit (that refusal put down to the limit) and oom
+		// (memory full before the thread limit).
+		{id: "H11 node worker_threads bomb", lang: "node", timeoutMS: 30000,
 			code:    "const {Worker}=require('worker_threads');for(;;)new Worker('setInterval(()=>{},1e9)',{eval:true})",
-			reasons: []string{"pids_limit", "oom", "error", "timeout"}, maxWall: 15 * time.Second},
+			reasons: []string{"error", "pids_limit", "oom"}, maxWall: 35 * time.Second},
 		// Observed: oom in about 0.5 s: Buffers live outside V8's heap, so
 		// only the sandbox's memory cgroup stops them.
 		{id: "H17 node off-heap Buffers", lang: "node", timeoutMS: 10000,
@@ -240,12 +260,11 @@ func TestE2EHostileMore(t *testing.T) {
 			if tt.timeoutMS > 0 {
 				body["timeout_ms"] = tt.timeoutMS
 			}
-			start := time.Now()
 			code, r := e.postFull(t, body)
-			wall := time.Since(start)
-			t.Logf("HTTP %d reason %s exit %d in %v", code, r.Reason, r.ExitCode, wall.Round(time.Millisecond))
-			if tt.maxWall > 0 && wall > tt.maxWall {
-				t.Errorf("took %v, want at most %v", wall, tt.maxWall)
+			ran := r.execTime()
+			t.Logf("HTTP %d reason %s exit %d after running %v", code, r.Reason, r.ExitCode, ran.Round(time.Millisecond))
+			if tt.maxWall > 0 && ran > tt.maxWall {
+				t.Errorf("ran %v, want at most %v (a safety net: the host's deadline is the timeout plus 2 s of grace)", ran, tt.maxWall)
 			}
 			if code != http.StatusOK || !slices.Contains(tt.reasons, r.Reason) {
 				t.Errorf("HTTP %d reason %q, want one of %v; stdout %.200q stderr %.300q", code, r.Reason, tt.reasons, r.Stdout, r.Stderr)
@@ -328,7 +347,9 @@ func TestE2EHostileBodies(t *testing.T) {
 			}
 			req.ContentLength = tt.contentLength
 			req.Header.Set("Content-Type", "application/json")
-			client := &http.Client{Timeout: 10 * time.Second}
+			// The body stalls until the answer comes: the server can answer
+			// only by not reading it all. The timeout is a safety net.
+			client := &http.Client{Timeout: 2 * time.Minute}
 			start := time.Now()
 			resp, err := client.Do(req)
 			close(body.release)
@@ -340,9 +361,6 @@ func TestE2EHostileBodies(t *testing.T) {
 			t.Logf("HTTP %d after %v, %d body bytes handed to the client", resp.StatusCode, time.Since(start).Round(time.Millisecond), body.n.Load())
 			if resp.StatusCode != http.StatusRequestEntityTooLarge || !bytes.Contains(raw, []byte(`"code":"body_too_large"`)) {
 				t.Errorf("HTTP %d %s, want 413 body_too_large", resp.StatusCode, raw)
-			}
-			if el := time.Since(start); el > 5*time.Second {
-				t.Errorf("413 took %v", el)
 			}
 		})
 	}
@@ -379,7 +397,7 @@ func (b *meteredBody) Read(p []byte) (int, error) {
 }
 
 // TestE2EFlood sends a bounded burst of concurrent runs: every answer is
-// a result or a 503 that says when to retry, never another 5xx, and once
+// a result or the 503 busy that says when to retry, nothing else, and once
 // the pool is idle only its ready sandboxes remain.
 func TestE2EFlood(t *testing.T) {
 	e := newE2E(t)
@@ -411,8 +429,11 @@ func TestE2EFlood(t *testing.T) {
 					if err := json.Unmarshal(raw, &r); err != nil || r.Reason != "ok" || r.Stdout != "1\n" {
 						problems = append(problems, fmt.Sprintf("200 %s", raw))
 					}
-				case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
-				case resp.StatusCode >= 500:
+				// The one honest refusal: every run slot stayed busy. No
+				// tenant limit applies here (--tenant-rate=0, 16 runs).
+				case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "1" &&
+					string(raw) == `{"code":"busy","message":"all run slots are busy; retry shortly"}`+"\n":
+				default:
 					problems = append(problems, fmt.Sprintf("%d %s (Retry-After %q)", resp.StatusCode, raw, resp.Header.Get("Retry-After")))
 				}
 				mu.Unlock()
@@ -431,7 +452,7 @@ func TestE2EFlood(t *testing.T) {
 
 	// Idle: nothing in use or starting, every pool at its target, and runsc
 	// lists exactly the ready sandboxes.
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // a safety net only
 	for {
 		ready, busy := 0, false
 		for _, s := range e.st.Pool.Stats() {
@@ -443,7 +464,7 @@ func TestE2EFlood(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("not idle 30s after the flood: stats %+v, runsc lists %d: %v", e.st.Pool.Stats(), len(ids), ids)
+			t.Fatalf("not idle 2 minutes after the flood: stats %+v, runsc lists %d: %v", e.st.Pool.Stats(), len(ids), ids)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

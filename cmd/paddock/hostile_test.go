@@ -54,14 +54,14 @@ func TestE2EHostileSample(t *testing.T) {
 		// the template's 512 MiB and 10 s it runs out of memory in about
 		// 1.7 s and ends oom, the true reason. Under a 0.5 s limit the
 		// deadline comes first (at under half the memory, even on a machine
-		// twice as fast) and must be reported as timeout. The wall bounds
-		// include taking a sandbox, which may be a restore.
-		{id: "H03 SIGTERM ignored, growing, memory first", lang: "python",
+		// twice as fast) and must be reported as timeout. The first gets
+		// 30 s, so that memory runs out first on a machine however busy.
+		{id: "H03 SIGTERM ignored, growing, memory first", lang: "python", timeoutMS: 30000,
 			code:    "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); [None for _ in iter(int,1)]",
-			reasons: []string{"oom"}, maxWall: 12 * time.Second},
+			reasons: []string{"oom"}, maxWall: 30 * time.Second},
 		{id: "H03 SIGTERM ignored, growing, deadline first", lang: "python", timeoutMS: 500,
 			code:    "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); [None for _ in iter(int,1)]",
-			reasons: []string{"timeout"}, maxWall: 4 * time.Second},
+			reasons: []string{"timeout"}, maxWall: 8 * time.Second},
 		{id: "H03 SIGTERM ignored, spinning", lang: "python", timeoutMS: 2000,
 			code:    "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: pass",
 			reasons: []string{"timeout"}, maxWall: 8 * time.Second},
@@ -71,10 +71,12 @@ func TestE2EHostileSample(t *testing.T) {
 			code:    "import subprocess; subprocess.Popen(['sleep','600']); print('done')",
 			reasons: []string{"ok"}, stdoutHas: "done", maxWall: 8 * time.Second},
 		{id: "H15 signal init and parent", lang: "python", code: "import os; os.kill(1, 9); os.kill(os.getppid(), 9)",
-			reasons: []string{"error", "killed"}},
+			reasons: []string{"error"}, stderrHas: "PermissionError"},
+		// The 10 GB product is mapped lazily under gVisor, so filling it
+		// runs the sandbox out of memory rather than failing at once.
 		{id: "H19 decompression bomb", lang: "python",
 			code:    "import zlib; z=zlib.compress(bytes(10**8)); print(len(zlib.decompress(z)*100))",
-			reasons: []string{"oom", "error"}},
+			reasons: []string{"oom"}},
 		{id: "H21 fill the workspace", lang: "python",
 			code:    "f=open('/workspace/big','wb'); [f.write(b'x'*2**20) for _ in range(10240)]",
 			reasons: []string{"disk_limit"}, stderrHas: "No space left on device"},
@@ -110,11 +112,11 @@ func TestE2EHostileSample(t *testing.T) {
 			if tt.timeoutMS > 0 {
 				body["timeout_ms"] = tt.timeoutMS
 			}
-			start := time.Now()
-			code, r := e.post(t, body)
-			t.Logf("HTTP %d reason %s exit %d in %v; stdout %.120q", code, r.Reason, r.ExitCode, time.Since(start).Round(time.Millisecond), r.Stdout)
-			if wall := time.Since(start); tt.maxWall > 0 && wall > tt.maxWall {
-				t.Errorf("took %v, want at most %v", wall, tt.maxWall)
+			code, r := e.postFull(t, body)
+			ran := r.execTime()
+			t.Logf("HTTP %d reason %s exit %d after running %v; stdout %.120q", code, r.Reason, r.ExitCode, ran.Round(time.Millisecond), r.Stdout)
+			if tt.maxWall > 0 && ran > tt.maxWall {
+				t.Errorf("ran %v, want at most %v (a safety net: the host's deadline is the timeout plus 2 s of grace)", ran, tt.maxWall)
 			}
 			if code != http.StatusOK || !slices.Contains(tt.reasons, r.Reason) {
 				t.Errorf("HTTP %d reason %q, want one of %v; stdout %.200q stderr %.300q", code, r.Reason, tt.reasons, r.Stdout, r.Stderr)

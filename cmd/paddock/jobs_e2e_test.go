@@ -74,7 +74,8 @@ func TestE2EIdempotentRunsSurviveACrash(t *testing.T) {
 		t.Fatalf("print(1): %s (%v)", printed.body, err)
 	}
 
-	const sleepBody = `{"language":"python","code":"import time; time.sleep(30)","timeout_ms":60000}`
+	blocked, _ := json.Marshal(map[string]any{"language": "python", "code": blockingRun, "timeout_ms": 60000})
+	sleepBody := string(blocked)
 	sleeping := make(chan keyedAnswer, 1)
 	go func() { sleeping <- postKeyed(first.url, "sleep-30", sleepBody, 2*time.Minute) }()
 	// The job is on disk as running before the run starts; a retry
@@ -84,11 +85,11 @@ func TestE2EIdempotentRunsSurviveACrash(t *testing.T) {
 		!strings.Contains(string(a.body), `"code":"in_progress"`) {
 		t.Fatalf("a retry during the sleeping run: HTTP %d %s %v, want 409 in_progress", a.status, a.body, a.err)
 	}
-	time.Sleep(500 * time.Millisecond) // the sleep is under way
+	awaitInFlight(t, runscPath, state, 1)
 	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	if err := first.wait(10 * time.Second); err == nil || !strings.Contains(err.Error(), "killed") {
+	if err := first.wait(time.Minute); err == nil || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("first server exit: %v, want killed", err)
 	}
 	if a := <-sleeping; a.err == nil {
@@ -100,9 +101,7 @@ func TestE2EIdempotentRunsSurviveACrash(t *testing.T) {
 		t.Errorf("the restarted server's log does not say it marked one run interrupted:\n%s", second.logs.String())
 	}
 
-	start := time.Now()
 	a := postKeyed(second.url, "sleep-30", sleepBody, time.Minute)
-	took := time.Since(start)
 	if a.err != nil || a.status != http.StatusOK || a.replayed != "true" {
 		t.Fatalf("retry of the interrupted run: HTTP %d replayed %q %s %v", a.status, a.replayed, a.body, a.err)
 	}
@@ -110,11 +109,10 @@ func TestE2EIdempotentRunsSurviveACrash(t *testing.T) {
 	if err := json.Unmarshal(a.body, &interrupted); err != nil {
 		t.Fatal(err)
 	}
+	// Run again, the program would wait for a release that never comes
+	// and answer timeout.
 	if want := (runResp{ExitCode: 137, Reason: "interrupted"}); interrupted != want {
 		t.Errorf("interrupted run = %+v, want %+v", interrupted, want)
-	}
-	if took > 5*time.Second {
-		t.Errorf("the interrupted run's retry took %v: it ran again", took)
 	}
 
 	again := postKeyed(second.url, "print-1", printBody, time.Minute)

@@ -58,45 +58,33 @@ func idsOf(l []listedSandbox, template string) []string {
 
 // TestE2EClientDisconnectCancelsRun is H49 (a): a client that drops its
 // connection during a long run gets its run cancelled and its sandbox
-// destroyed at once, long before the run's own timeout.
+// destroyed, long before the run's own timeout.
 func TestE2EClientDisconnectCancelsRun(t *testing.T) {
-	e := newE2E(t)
-	// The run will take the one ready python sandbox.
-	var victim string
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ids := idsOf(listSandboxes(t, e.runsc, e.cfg.StateDir), "python")
-		if s := pythonStats(e); len(ids) == 1 && s.Ready == 1 && s.Starting == 0 && s.InUse == 0 {
-			victim = ids[0]
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the python pool did not settle: %+v", e.st.Pool.Stats())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-
+	e := newE2EWith(t, "--max-timeout=60s")
 	conn, err := net.Dial("tcp", e.srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := `{"language":"python","code":"import time; time.sleep(60)","timeout_ms":30000}`
+	// The program waits for a release that never comes: only the cancel
+	// or its timeout can end it.
+	const timeout = 60 * time.Second
+	body, _ := json.Marshal(map[string]any{"language": "python", "code": blockingRun, "timeout_ms": timeout.Milliseconds()})
+	sent := time.Now()
 	if _, err := fmt.Fprintf(conn, "POST /v1/run HTTP/1.1\r\nHost: paddock\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
+	victim := awaitInFlight(t, e.runsc, e.cfg.StateDir, 1)[0]
 	if s := pythonStats(e); s.InUse != 1 {
-		t.Fatalf("1 s into the run the python pool has %d in use, want 1: %+v", s.InUse, s)
-	}
-	if !slices.Contains(e.list(t), victim) {
-		t.Fatalf("sandbox %s gone before the client left", victim)
+		t.Fatalf("with the run's code running the python pool has %d in use, want 1: %+v", s.InUse, s)
 	}
 	conn.Close()
 	dropped := time.Now()
 
 	for slices.Contains(e.list(t), victim) {
-		if time.Since(dropped) > 5*time.Second {
-			t.Fatalf("sandbox %s still listed 5s after the client left", victim)
+		// The timeout starts after the request was sent, so a sandbox gone
+		// before sent+timeout was destroyed by the cancel.
+		if time.Since(sent) > timeout {
+			t.Fatalf("sandbox %s still listed %v after the client left: the run's own timeout came first", victim, time.Since(dropped).Round(time.Millisecond))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -303,18 +291,64 @@ func fire(s *paddockProc, n int, code string, timeoutMS int) <-chan inFlight {
 	return out
 }
 
-// awaitSandboxes waits until runsc lists at least n python sandboxes of
-// the server and returns them.
-func (s *paddockProc) awaitSandboxes(n int) []string {
-	s.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+// blockingRun is a program that marks itself in flight and then waits,
+// without a deadline of its own, until the test releases it: it renames
+// its process inFlightName (what `runsc ps` shows) and polls for released
+// in the agent directory, which every sandbox mounts from the server's
+// state directory (see releaseRuns).
+const (
+	inFlightName = "pd-inflight"
+	blockingRun  = "import os, time\n" +
+		"with open('/proc/self/comm', 'w') as f: f.write('" + inFlightName + "')\n" +
+		"while not os.path.exists('/opt/paddock/released'):\n" +
+		"    time.sleep(0.02)\n" +
+		"print('done')"
+)
+
+// releaseRuns lets every blockingRun of the server over state finish.
+func releaseRuns(t *testing.T, state string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(state, "agent", "released"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// processNames returns the command names `runsc ps` shows in sandbox id
+// (the last column of its table), or nil when runsc no longer knows it.
+func processNames(runscPath, state, id string) []string {
+	out, err := exec.Command(runscPath, "--root="+filepath.Join(state, "runsc"), "ps", id).Output()
+	if err != nil {
+		return nil
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var names []string
+	for _, l := range lines[1:] {
+		if f := strings.Fields(l); len(f) > 0 {
+			names = append(names, f[len(f)-1])
+		}
+	}
+	return names
+}
+
+// awaitInFlight waits until n python sandboxes under state are running a
+// blockingRun's code and returns them. It waits for that event, however
+// long the sandboxes take to start; the bound only ends a test whose runs
+// never got there.
+func awaitInFlight(t *testing.T, runscPath, state string, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		ids := idsOf(listSandboxes(s.t, s.runsc, s.state), "python")
-		if len(ids) >= n {
-			return ids
+		var running []string
+		for _, id := range idsOf(listSandboxes(t, runscPath, state), "python") {
+			if slices.Contains(processNames(runscPath, state, id), inFlightName) {
+				running = append(running, id)
+			}
+		}
+		if len(running) >= n {
+			return running
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("runsc lists %d python sandboxes after 30s, want %d", len(ids), n)
+			t.Fatalf("%d python sandboxes run the test's code after 3 minutes, want %d (safety net: a start takes seconds)", len(running), n)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -322,7 +356,9 @@ func (s *paddockProc) awaitSandboxes(n int) []string {
 
 // TestE2EGracefulShutdown is H49 (b): SIGTERM with five runs in flight.
 // The server stops accepting, lets the runs finish and answers them, then
-// destroys every sandbox and exits 0.
+// destroys every sandbox and exits 0. The runs cannot end before the test
+// releases them, and the test signals only once all five run their code,
+// so the signal lands with five in flight whatever the machine's speed.
 func TestE2EGracefulShutdown(t *testing.T) {
 	runscPath, _, _ := lifecycleEnv(t)
 	bin := serverBinary(t)
@@ -330,23 +366,41 @@ func TestE2EGracefulShutdown(t *testing.T) {
 	s := startServer(t, bin, state)
 
 	const n = 5
-	start := time.Now()
-	results := fire(s, n, "import time; time.sleep(2); print('done')", 10000)
-	// Every run holds a sandbox: one came ready, the others cold.
-	s.awaitSandboxes(n)
+	// The run's timeout is only a safety net: the test releases the runs.
+	results := fire(s, n, blockingRun, 60000)
+	running := awaitInFlight(t, runscPath, state, n)
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	signalled := time.Now()
-	t.Logf("SIGTERM %v after the runs were sent", signalled.Sub(start).Round(time.Millisecond))
 
-	// It stops accepting at once, while the runs are still going.
-	time.Sleep(200 * time.Millisecond)
-	if resp, err := http.Get(s.url + "/healthz"); err == nil {
+	// It stops accepting while the runs are still going: they wait for the
+	// release, which comes only after the server refused a request.
+	refused := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get(s.url + "/healthz")
+		if err != nil {
+			break
+		}
 		resp.Body.Close()
-		t.Errorf("a new request after SIGTERM was served: HTTP %d", resp.StatusCode)
+		if time.Now().After(refused) {
+			t.Fatalf("the server still serves new requests a minute after SIGTERM: HTTP %d", resp.StatusCode)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
+	select {
+	case r := <-results:
+		t.Fatalf("a run answered before its release: HTTP %d %+v %v", r.status, r.resp, r.err)
+	default:
+	}
+	for _, id := range running {
+		if !slices.Contains(processNames(runscPath, state, id), inFlightName) {
+			t.Fatalf("sandbox %s no longer runs the test's code before its release: %v", id, processNames(runscPath, state, id))
+		}
+	}
+	releaseRuns(t, state)
 
+	var ids []string
 	for range n {
 		r := <-results
 		switch {
@@ -357,6 +411,12 @@ func TestE2EGracefulShutdown(t *testing.T) {
 		case r.at.Before(signalled):
 			t.Errorf("a run answered %v before SIGTERM: it was not in flight", signalled.Sub(r.at))
 		}
+		ids = append(ids, r.resp.SandboxID)
+	}
+	slices.Sort(ids)
+	slices.Sort(running)
+	if !slices.Equal(ids, running) {
+		t.Errorf("the runs answered from sandboxes %v, want the %v that were in flight at SIGTERM", ids, running)
 	}
 	if err := s.wait(time.Minute); err != nil {
 		t.Fatalf("server exit: %v\n%s", err, s.logs.String())
@@ -383,13 +443,12 @@ func TestE2ECrashRecovery(t *testing.T) {
 	first := startServer(t, bin, state)
 
 	const n = 5
-	results := fire(first, n, "import time; time.sleep(30)", 60000)
-	first.awaitSandboxes(n)
-	time.Sleep(300 * time.Millisecond) // the runs' code is running
+	results := fire(first, n, blockingRun, 60000)
+	awaitInFlight(t, runscPath, state, n)
 	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	if err := first.wait(10 * time.Second); err == nil || !strings.Contains(err.Error(), "killed") {
+	if err := first.wait(time.Minute); err == nil || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("first server exit: %v, want killed", err)
 	}
 	for range n {

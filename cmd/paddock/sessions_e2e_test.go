@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -163,25 +164,38 @@ func TestE2ESessionsPython(t *testing.T) {
 		t.Errorf("child output: stdout %q", r.Stdout)
 	}
 
-	// Interrupt a runaway cell; earlier state survives.
-	done := make(chan execResp, 1)
-	go func() {
-		_, raw := e.do(t, "POST", "/v1/sessions/"+id+"/execute", map[string]any{"code": "while True: pass", "timeout_ms": 30000}, "")
-		var r execResp
-		_ = json.Unmarshal(raw, &r)
-		done <- r
-	}()
-	time.Sleep(time.Second)
-	if code, raw := e.do(t, "POST", "/v1/sessions/"+id+"/interrupt", nil, ""); code >= 300 {
-		t.Fatalf("interrupt: HTTP %d %s", code, raw)
+	// Interrupt a runaway cell once it runs (its first line streamed);
+	// earlier state survives.
+	req, _ := http.NewRequest("POST", e.srv.URL+"/v1/sessions/"+id+"/execute",
+		strings.NewReader(`{"code":"print('spinning', flush=True)\nwhile True: pass","timeout_ms":30000}`))
+	req.Header.Set("Accept", "application/x-ndjson")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
-	select {
-	case r := <-done:
-		if r.Reason != "interrupted" {
-			t.Errorf("interrupted cell: %+v", r)
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	interrupted := false
+	var end execResp
+	for sc.Scan() {
+		var ev struct{ Type, Text string }
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("bad NDJSON line %q", sc.Text())
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("interrupt did not stop the cell")
+		if ev.Type == "stdout" && ev.Text == "spinning\n" && !interrupted {
+			if code, raw := e.do(t, "POST", "/v1/sessions/"+id+"/interrupt", nil, ""); code >= 300 {
+				t.Fatalf("interrupt: HTTP %d %s", code, raw)
+			}
+			interrupted = true
+		}
+		if ev.Type == "end" {
+			if err := json.Unmarshal(sc.Bytes(), &end); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !interrupted || end.Reason != "interrupted" {
+		t.Errorf("runaway cell: interrupt sent %v, end %+v; want interrupted", interrupted, end)
 	}
 	if r := e.exec(t, id, "x"); mainText(r) != "41" {
 		t.Errorf("after interrupt x = %q, want 41", mainText(r))
@@ -255,13 +269,24 @@ func TestE2ESessionsStreamIsolationAndLoss(t *testing.T) {
 	if code, _ := e.do(t, "GET", "/v1/sessions/"+b+"/files?path=secret-A", nil, ""); code != http.StatusNotFound {
 		t.Errorf("B reading a file only A has: HTTP %d, want 404", code)
 	}
-	e.exec(t, a, "import os\nos.symlink('/etc/passwd', '/workspace/out.txt')")
-	hostPasswd, err := os.ReadFile("/etc/passwd")
+	// A symlink to a host file: the canary exists only on the host, with
+	// content nothing else has, so a download holding it crossed out.
+	canary, err := os.CreateTemp("", "paddock-canary-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, raw := e.do(t, "GET", "/v1/sessions/"+a+"/files?path=out.txt", nil, ""); code == http.StatusOK && bytes.Equal(raw, hostPasswd) {
-		t.Error("the files API followed a planted symlink to the host's /etc/passwd")
+	defer os.Remove(canary.Name())
+	secret := fmt.Sprintf("canary-%d-%d", os.Getpid(), time.Now().UnixNano())
+	if _, err := canary.WriteString(secret); err != nil {
+		t.Fatal(err)
+	}
+	canary.Close()
+	e.exec(t, a, fmt.Sprintf("import os\nos.symlink(%q, '/workspace/out.txt')", canary.Name()))
+	if code, raw := e.do(t, "GET", "/v1/sessions/"+a+"/files?path=out.txt", nil, ""); bytes.Contains(raw, []byte(secret)) {
+		t.Errorf("the files API followed a planted symlink to the host's %s: HTTP %d %q", canary.Name(), code, raw)
+	}
+	if code, raw := e.do(t, "GET", "/v1/sessions/"+a+"/files", nil, ""); bytes.Contains(raw, []byte(secret)) {
+		t.Errorf("the files listing shows the host canary: HTTP %d %q", code, raw)
 	}
 
 	// An OOM kills the kernel: the session says so from then on.
@@ -275,9 +300,18 @@ func TestE2ESessionsStreamIsolationAndLoss(t *testing.T) {
 	}
 
 	// An expired session answers 404.
+	// Its expiry is an event the test waits for; the bound only ends a
+	// test whose session never expires.
 	c := e.newSession(t, map[string]any{"language": "python", "ttl_s": 1})
-	time.Sleep(2500 * time.Millisecond)
-	if code, _ := e.do(t, "GET", "/v1/sessions/"+c, nil, ""); code != http.StatusNotFound {
-		t.Errorf("expired session: HTTP %d, want 404", code)
+	expired := time.Now().Add(time.Minute)
+	for {
+		code, raw := e.do(t, "GET", "/v1/sessions/"+c, nil, "")
+		if code == http.StatusNotFound {
+			break
+		}
+		if code != http.StatusOK || time.Now().After(expired) {
+			t.Fatalf("session with ttl_s 1: HTTP %d %s, want 404 within a minute", code, raw)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

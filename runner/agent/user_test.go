@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/paddock-dev/paddock/internal/prereq"
 	"github.com/paddock-dev/paddock/runner/wire"
 )
 
@@ -23,9 +24,7 @@ func userWorkdir(t *testing.T) string {
 
 func TestRunsAsUser(t *testing.T) {
 	t.Parallel()
-	if os.Getuid() != 0 {
-		t.Skip("needs root to switch users")
-	}
+	prereq.Root(t, "(to switch users)")
 	cfg := testConfig(t, LanguageNode)
 	cfg.UID, cfg.GID = 1000, 1000
 	cfg.Workdir = userWorkdir(t)
@@ -56,9 +55,7 @@ func TestRunsAsUser(t *testing.T) {
 // The user owns the interpreter's pipes: it may reopen them by name.
 func TestUserReopensPipes(t *testing.T) {
 	t.Parallel()
-	if os.Getuid() != 0 {
-		t.Skip("needs root to switch users")
-	}
+	prereq.Root(t, "(to switch users)")
 	cfg := testConfig(t, LanguageNode)
 	cfg.UID, cfg.GID = 1000, 1000
 	cfg.Workdir = userWorkdir(t)

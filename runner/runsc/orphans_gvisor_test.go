@@ -3,12 +3,12 @@ package runsc_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestGVisorCleanupReapsUnlistedSandboxes is the crash a listing cannot
@@ -42,7 +42,15 @@ func TestGVisorCleanupReapsUnlistedSandboxes(t *testing.T) {
 	if len(processesNaming(id)) == 0 {
 		t.Fatalf("no host process names %s: nothing to test", id)
 	}
-	create := exec.Command("python3", "-c", "import time; time.sleep(600)", "--root="+root, "create", "--bundle="+filepath.Join(e.state, "bundles", id), id)
+	// The stand-in is this test binary (see TestMain), waiting on a pipe
+	// only the test closes: it can end only by a signal.
+	create := exec.Command(os.Args[0], "--root="+root, "create", "--bundle="+filepath.Join(e.state, "bundles", id), id)
+	create.Env = append(os.Environ(), standInEnv+"=1")
+	hold, err := create.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Close()
 	if err := create.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -56,11 +64,14 @@ func TestGVisorCleanupReapsUnlistedSandboxes(t *testing.T) {
 	if n != 1 {
 		t.Errorf("Cleanup destroyed %d containers, want 1", n)
 	}
-	select {
-	case <-exited:
-	case <-time.After(5 * time.Second):
-		t.Error("the stand-in create command outlived Cleanup")
+	// Cleanup returns once what it killed is dead: the stand-in is a zombie
+	// or gone by now, and its status says SIGKILL.
+	if state := processState(create.Process.Pid); state != "" && state != "Z" {
+		t.Errorf("the stand-in create command is in state %s after Cleanup returned, want dead", state)
 		_ = create.Process.Kill()
+	}
+	if err := <-exited; err == nil || err.Error() != "signal: killed" {
+		t.Errorf("the stand-in create command ended with %v, want signal: killed", err)
 	}
 	if pids := processesNaming(id); len(pids) > 0 {
 		t.Errorf("host processes of %s left: %v", id, pids)
@@ -107,6 +118,20 @@ func TestGVisorReapOthers(t *testing.T) {
 	if err := mine.Destroy(t.Context()); err != nil {
 		t.Errorf("destroying this instance's sandbox: %v", err)
 	}
+}
+
+// processState is the state letter of pid in /proc (R, S, Z, ...), or ""
+// when there is no such process.
+func processState(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	// The state follows the command name, which is in parentheses.
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return string(b[i+2])
+	}
+	return ""
 }
 
 // processesNaming returns the host pids whose command line contains s.
