@@ -94,11 +94,13 @@ run: install ## serve the API on $(LISTEN) with the python and node pools warm
 doctor: build ## check this host
 	$(BIN)/paddock doctor --cache-dir=$(PADDOCK_CACHE) --runsc=$(RUNSC) --agent=$(BIN)/paddock-agent
 
-# What the tests use from the host beyond `install`: the interpreters the
-# agent's driver tests run and dpkg-deb, which reads the stub packages.
-# Root, a mountable tmpfs and PID namespaces cannot be installed: without
-# them the tests that need them fail under `make test`, saying so.
-TEST_DEBS := python3 nodejs dpkg
+# What the tests use from the host beyond `install`: dpkg-deb, which reads
+# the stub packages, and systemd-analyze, which checks the installed unit.
+# The agent's driver tests run the templates' own interpreters from their
+# root filesystems, not the host's. Root, a mountable tmpfs, overlayfs and
+# PID namespaces cannot be installed: without them the tests that need them
+# fail under `make test`, saying so.
+TEST_DEBS := dpkg systemd
 .PHONY: test-deps
 test-deps: ## install the Debian packages the tests use (only those missing)
 	@missing=$$(for p in $(TEST_DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -qx 'install ok installed' || echo $$p; done); \

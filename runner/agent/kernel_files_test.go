@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paddock-dev/paddock/internal/prereq"
 	"github.com/paddock-dev/paddock/runner/wire"
 )
 
@@ -171,9 +172,7 @@ func TestKernelFilesWhileCellRuns(t *testing.T) {
 
 func TestKernelFilesAsUser(t *testing.T) {
 	t.Parallel()
-	if os.Getuid() != 0 {
-		t.Skip("needs root to switch users")
-	}
+	prereq.Root(t, "(to switch users)")
 	cfg := testConfig(t, LanguageNode)
 	cfg.UID, cfg.GID = 1000, 1000
 	cfg.Workdir = userWorkdir(t)
