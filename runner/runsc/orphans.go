@@ -89,7 +89,7 @@ func idOrEmpty(s string) string {
 }
 
 // strayGrace bounds the wait for killed strays to disappear.
-const strayGrace = 5 * time.Second
+const strayGrace = 30 * time.Second
 
 // reapStrays kills every process naming the runtime's root, waits for them
 // to go, and removes what the containers they named left behind: runsc
@@ -139,16 +139,43 @@ func alive(pid int) bool {
 }
 
 // removeCgroups removes container id's host cgroups (cgroup v1 hierarchies
-// and the v2 unified one; see cgroupParent). They are empty once its
-// processes are gone.
+// and the v2 unified one; see cgroupParent). Its processes are killed by
+// then, but a killed process can stay in a cgroup for a moment as it
+// exits, and helpers of the sandbox that name no runsc root (systrap's
+// stubs) die only after their parent: while a cgroup is busy, whatever is
+// still in it is killed, and the removal tried again until strayGrace.
 func removeCgroups(id string) error {
 	v1, _ := filepath.Glob("/sys/fs/cgroup/*" + cgroupParent + "/" + id)
 	v2, _ := filepath.Glob("/sys/fs/cgroup" + cgroupParent + "/" + id)
+	deadline := time.Now().Add(strayGrace)
 	var errs []error
 	for _, dir := range append(v1, v2...) {
-		if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("removing cgroup %s: %w", dir, err))
+		for {
+			err := os.Remove(dir)
+			if err == nil || errors.Is(err, os.ErrNotExist) {
+				break
+			}
+			if !errors.Is(err, syscall.EBUSY) || time.Now().After(deadline) {
+				errs = append(errs, fmt.Errorf("removing cgroup %s: %w", dir, err))
+				break
+			}
+			killMembers(dir)
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// killMembers kills every process in the cgroup dir: they belong to the
+// container the cgroup is named after.
+func killMembers(dir string) {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil {
+		return
+	}
+	for _, f := range bytes.Fields(b) {
+		if pid, err := strconv.Atoi(string(f)); err == nil && pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
