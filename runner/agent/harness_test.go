@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -303,6 +304,15 @@ func (res result) mustExit(t *testing.T) wire.Exit {
 		t.Fatalf("got fail %+v, want exit; stderr %q", res.fail, res.stderr)
 	}
 	return *res.exit
+}
+
+// touch creates the empty file name in dir: the signal that code under test
+// waits for, so that it goes on only after an event the test saw.
+func touch(t testing.TB, dir, name string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // waitGone waits until pid no longer exists (reaped), or fails.

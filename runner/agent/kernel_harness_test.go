@@ -125,7 +125,6 @@ type cellResult struct {
 	events         []wire.Event
 	stdout, stderr []byte
 	done           wire.Done
-	first          time.Duration // from sending Execute to the first event
 	elapsed        time.Duration // from sending Execute to Done
 }
 
@@ -161,9 +160,6 @@ func (k *kernelClient) collect(id uint64, start time.Time) cellResult {
 			if ev.ID != id {
 				k.t.Fatalf("event %+v during cell %d", ev, id)
 			}
-			if len(res.events) == 0 {
-				res.first = time.Since(start)
-			}
 			res.events = append(res.events, ev)
 		case wire.TypeStdout:
 			res.stdout = append(res.stdout, f.Payload...)
@@ -178,6 +174,31 @@ func (k *kernelClient) collect(id uint64, start time.Time) cellResult {
 			res.done = d
 			res.elapsed = time.Since(start)
 			return res
+		default:
+			k.stash(f)
+		}
+	}
+}
+
+// waitStdout reads the stream events of cell id until its standard output
+// so far is want. The cell must not end first: a test that then lets the
+// cell go on (a file the cell waits for) proves the output came while the
+// cell ran, however slow the machine.
+func (k *kernelClient) waitStdout(id uint64, want string) {
+	k.t.Helper()
+	got := ""
+	for got != want {
+		f := k.frame()
+		switch f.Type {
+		case wire.TypeEvent:
+			var ev wire.Event
+			k.decode(f, &ev)
+			if ev.ID != id || ev.Type != "stream" || ev.Stream != "stdout" || !strings.HasPrefix(want, got+ev.Text) {
+				k.t.Fatalf("event %+v after stdout %q, want the rest of %q", ev, got, want)
+			}
+			got += ev.Text
+		case wire.TypeDone:
+			k.t.Fatalf("cell over (%s) after stdout %q, want %q while it runs", f.Payload, got, want)
 		default:
 			k.stash(f)
 		}
