@@ -100,6 +100,7 @@ func TestKernelLost(t *testing.T) {
 	tests := []struct {
 		name        string
 		language    string
+		setup       string // a cell that runs first, to its end
 		code        string
 		timeoutMS   int64
 		wantReason  string
@@ -109,9 +110,12 @@ func TestKernelLost(t *testing.T) {
 		minElapsed  time.Duration
 	}{
 		{
+			// SIGINT is ignored before the timed cell starts: its timeout
+			// interrupt cannot come too early, however slow the machine.
 			name:        "python ignores the interrupt",
 			language:    LanguagePython,
-			code:        "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: pass",
+			setup:       "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)",
+			code:        "while True: pass",
 			timeoutMS:   300,
 			wantReason:  "timeout",
 			wantSignal:  9,
@@ -151,9 +155,15 @@ func TestKernelLost(t *testing.T) {
 			wantStdout:  "bye\n",
 		},
 		{
+			// The first cell's callback runs as soon as that cell is over,
+			// before node reads anything more, and blocks its only thread:
+			// the timed cell is never read, SIGINT finds no script to stop
+			// and the interrupt message is never read either, however the
+			// timeout and node's progress fall.
 			name:        "node ignores the interrupt",
 			language:    LanguageNode,
-			code:        "setInterval(() => { for (;;) {} }, 1); await new Promise(() => {})",
+			setup:       "setImmediate(() => { for (;;) {} })",
+			code:        "'never read'",
 			timeoutMS:   300,
 			wantReason:  "timeout",
 			wantSignal:  9,
@@ -165,8 +175,13 @@ func TestKernelLost(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			k := startKernel(t, testConfig(t, tt.language), nil)
+			if tt.setup != "" {
+				k.execute(wire.Execute{Code: tt.setup}).mustDone(t, "ok", "ok")
+			}
 			res := k.execute(wire.Execute{Code: tt.code, TimeoutMS: tt.timeoutMS})
 			res.mustDone(t, "aborted", tt.wantReason)
+			// The agent kills no sooner than the timeout and the grace after
+			// its interrupt; the Lost frame below says what happened.
 			if res.elapsed < tt.minElapsed {
 				t.Errorf("done after %v, want at least %v", res.elapsed, tt.minElapsed)
 			}
