@@ -227,8 +227,10 @@ func TestNodeGrandchildDoesNotDelay(t *testing.T) {
 		TimeoutMS: 20_000,
 	})
 	exit := res.mustExit(t)
-	if exit.Reason != "ok" || res.elapsed > 2*time.Second {
-		t.Errorf("exit = %+v after %v, want ok within about a second", exit, res.elapsed)
+	// A run that waited for the grandchild would wait for its 600 s
+	// sleep; the bound, far from that and from any start, is a safety net.
+	if exit.Reason != "ok" || res.elapsed > time.Minute {
+		t.Errorf("exit = %+v after %v, want ok: the run must not wait for the grandchild", exit, res.elapsed)
 	}
 	pidLine, rest, _ := strings.Cut(string(res.stdout), "\n")
 	if rest != "done\n" {

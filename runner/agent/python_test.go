@@ -225,9 +225,10 @@ func TestPythonNoStdinIsFast(t *testing.T) {
 	t.Parallel()
 	c := startAgent(t, testConfig(t, LanguagePython))
 	c.hello()
-	res := c.run(wire.Run{Code: "input()", TimeoutMS: 10_000})
-	if exit := res.mustExit(t); exit.Reason != "error" || res.elapsed > 2*time.Second {
-		t.Errorf("exit = %+v after %v, want error well before the timeout", exit, res.elapsed)
+	// A run whose input() waited for more would end by its timeout.
+	res := c.run(wire.Run{Code: "input()", TimeoutMS: 60_000})
+	if exit := res.mustExit(t); exit.Reason != "error" {
+		t.Errorf("exit = %+v after %v, want error (EOF), not the timeout", exit, res.elapsed)
 	}
 }
 
@@ -241,8 +242,10 @@ func TestPythonTimeout(t *testing.T) {
 	if exit.ExitCode != want.ExitCode || exit.Signal != want.Signal || exit.Reason != want.Reason {
 		t.Errorf("exit = %+v, want %+v", exit, want)
 	}
-	if exit.ExecNS < int64(500*time.Millisecond) || res.elapsed > 3*time.Second {
-		t.Errorf("exec %v, result after %v, want about 500ms", time.Duration(exit.ExecNS), res.elapsed)
+	// The timer cannot fire before 500 ms; the loop never ends by itself,
+	// so the upper bound is only a safety net.
+	if exit.ExecNS < int64(500*time.Millisecond) || res.elapsed > time.Minute {
+		t.Errorf("exec %v, result after %v, want after 500ms, within a minute", time.Duration(exit.ExecNS), res.elapsed)
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(res.stdout)))
 	if err != nil {
@@ -322,8 +325,10 @@ func TestPythonGrandchildDoesNotDelay(t *testing.T) {
 	if exit.Reason != "ok" || exit.ExitCode != 0 {
 		t.Errorf("exit = %+v, want ok", exit)
 	}
-	if res.elapsed > 2*time.Second {
-		t.Errorf("result after %v, want within about a second", res.elapsed)
+	// A run that waited for the grandchild would wait for its 600 s
+	// sleep; the bound, far from that and from any start, is a safety net.
+	if res.elapsed > time.Minute {
+		t.Errorf("result after %v: the run waited for the grandchild", res.elapsed)
 	}
 	pidLine, rest, _ := strings.Cut(string(res.stdout), "\n")
 	if rest != "done\n" {
