@@ -268,8 +268,10 @@ func TestKernelRestartDuringCell(t *testing.T) {
 
 func TestKernelBusy(t *testing.T) {
 	t.Parallel()
-	k := startKernel(t, testConfig(t, LanguagePython), nil)
-	first := wire.Execute{Code: "print('started', flush=True)\nimport time\ntime.sleep(0.5)\n'first'"}
+	cfg := testConfig(t, LanguagePython)
+	k := startKernel(t, cfg, nil)
+	// The first cell runs until the test has its answer to the second.
+	first := wire.Execute{Code: "print('started', flush=True)\nimport os, time\nwhile not os.path.exists('go'):\n    time.sleep(0.01)\n'first'"}
 	start := k.startCell(&first)
 	if f := k.frame(); f.Type != wire.TypeEvent {
 		t.Fatalf("frame %c %s, want the cell's output", f.Type, f.Payload)
@@ -282,6 +284,7 @@ func TestKernelBusy(t *testing.T) {
 		t.Errorf("busy events %+v, want one error %+v", busy.events, wantErr)
 	}
 	busy.mustDone(t, "aborted", "error")
+	touch(t, cfg.Workdir, "go")
 	res := k.collect(first.ID, start)
 	res.mustDone(t, "ok", "ok")
 	if res.resultText() != "'first'" || res.done.ExecutionCount != 1 {
@@ -389,9 +392,12 @@ func TestKernelOpenRefused(t *testing.T) {
 // An interpreter that dies between cells is reported lost at once.
 func TestKernelLostWhileIdle(t *testing.T) {
 	t.Parallel()
-	k := startKernel(t, testConfig(t, LanguagePython), nil)
-	res := k.execute(wire.Execute{Code: "import os, threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), os._exit(5))).start()"})
+	cfg := testConfig(t, LanguagePython)
+	k := startKernel(t, cfg, nil)
+	// The cell's thread ends the interpreter once the cell is over.
+	res := k.execute(wire.Execute{Code: "import os, threading, time\ndef later():\n    while not os.path.exists('go'):\n        time.sleep(0.01)\n    os._exit(5)\nthreading.Thread(target=later).start()"})
 	res.mustDone(t, "ok", "ok")
+	touch(t, cfg.Workdir, "go")
 	if lost := k.waitLost(); lost != (wire.Lost{Message: "the interpreter ended: exit status 5"}) {
 		t.Errorf("lost %+v", lost)
 	}
