@@ -135,12 +135,13 @@ func (k *kernelClient) execute(req wire.Execute) cellResult {
 	return k.collect(req.ID, start)
 }
 
-// startCell sends req with a fresh ID.
+// startCell sends req with a fresh ID, and a minute's timeout, as a safety
+// net, unless it has one.
 func (k *kernelClient) startCell(req *wire.Execute) time.Time {
 	k.t.Helper()
 	req.ID = k.nextID()
 	if req.TimeoutMS == 0 {
-		req.TimeoutMS = 20_000
+		req.TimeoutMS = 60_000
 	}
 	start := time.Now()
 	k.send(wire.TypeExecute, req)

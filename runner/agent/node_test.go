@@ -122,7 +122,7 @@ func TestNodeRun(t *testing.T) {
 			t.Parallel()
 			c := startAgent(t, testConfig(t, LanguageNode))
 			c.hello()
-			tt.req.TimeoutMS = 20_000
+			tt.req.TimeoutMS = 60_000
 			res := c.run(tt.req)
 			exit := res.mustExit(t)
 			if string(res.stdout) != tt.wantStdout {
@@ -169,7 +169,7 @@ func TestNodeUncaughtException(t *testing.T) {
 			t.Parallel()
 			c := startAgent(t, testConfig(t, LanguageNode))
 			c.hello()
-			res := c.run(wire.Run{Code: tt.code, TimeoutMS: 20_000})
+			res := c.run(wire.Run{Code: tt.code, TimeoutMS: 60_000})
 			exit := res.mustExit(t)
 			if exit.ExitCode != 1 || exit.Reason != "error" {
 				t.Errorf("exit = %+v, want 1, error", exit)
@@ -211,7 +211,7 @@ func TestNodeOutputLimit(t *testing.T) {
 	t.Parallel()
 	c := startAgent(t, testConfig(t, LanguageNode))
 	c.hello()
-	res := c.run(wire.Run{Code: "process.stdout.write('A'.repeat(1e7))", MaxStdout: 1 << 20, TimeoutMS: 20_000})
+	res := c.run(wire.Run{Code: "process.stdout.write('A'.repeat(1e7))", MaxStdout: 1 << 20, TimeoutMS: 60_000})
 	exit := res.mustExit(t)
 	if len(res.stdout) != 1<<20 || !exit.StdoutTruncated || exit.Reason != "output_limit" {
 		t.Errorf("got %d bytes, exit %+v; want 1048576 bytes, truncated, output_limit", len(res.stdout), exit)
@@ -224,7 +224,7 @@ func TestNodeGrandchildDoesNotDelay(t *testing.T) {
 	c.hello()
 	res := c.run(wire.Run{
 		Code:      "const c = require('child_process').spawn('sleep', ['600'], {stdio: 'inherit'}); c.unref(); console.log(c.pid); console.log('done')",
-		TimeoutMS: 20_000,
+		TimeoutMS: 60_000,
 	})
 	exit := res.mustExit(t)
 	// A run that waited for the grandchild would wait for its 600 s

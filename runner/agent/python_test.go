@@ -268,19 +268,19 @@ func TestPythonOutputLimit(t *testing.T) {
 	}{
 		{
 			name:       "one big write",
-			req:        wire.Run{Code: "print('A'*10**7)", MaxStdout: 1 << 20, TimeoutMS: 20_000},
+			req:        wire.Run{Code: "print('A'*10**7)", MaxStdout: 1 << 20, TimeoutMS: 60_000},
 			wantStdout: 1 << 20,
 			wantOut:    true,
 		},
 		{
 			name:       "many small writes",
-			req:        wire.Run{Code: "[print('A'*100) for _ in iter(int, 1)]", MaxStdout: 1 << 20, TimeoutMS: 20_000},
+			req:        wire.Run{Code: "[print('A'*100) for _ in iter(int, 1)]", MaxStdout: 1 << 20, TimeoutMS: 60_000},
 			wantStdout: 1 << 20,
 			wantOut:    true,
 		},
 		{
 			name:       "stderr",
-			req:        wire.Run{Code: "import sys\nprint('x', flush=True)\nsys.stderr.write('E'*100000)", MaxStderr: 1000, TimeoutMS: 20_000},
+			req:        wire.Run{Code: "import sys\nprint('x', flush=True)\nsys.stderr.write('E'*100000)", MaxStderr: 1000, TimeoutMS: 60_000},
 			wantStdout: 2,
 			wantStderr: 1000,
 			wantErr:    true,
@@ -321,7 +321,7 @@ func TestPythonGrandchildDoesNotDelay(t *testing.T) {
 	c.hello()
 	res := c.run(wire.Run{
 		Code:      "import subprocess\np = subprocess.Popen(['sleep', '600'])\nprint(p.pid)\nprint('done')",
-		TimeoutMS: 20_000,
+		TimeoutMS: 60_000,
 	})
 	exit := res.mustExit(t)
 	if exit.Reason != "ok" || exit.ExitCode != 0 {
