@@ -125,6 +125,7 @@ type cellResult struct {
 	events         []wire.Event
 	stdout, stderr []byte
 	done           wire.Done
+	first          time.Duration // from sending Execute to the first event, if any
 	elapsed        time.Duration // from sending Execute to Done
 }
 
@@ -160,6 +161,9 @@ func (k *kernelClient) collect(id uint64, start time.Time) cellResult {
 			k.decode(f, &ev)
 			if ev.ID != id {
 				k.t.Fatalf("event %+v during cell %d", ev, id)
+			}
+			if len(res.events) == 0 {
+				res.first = time.Since(start)
 			}
 			res.events = append(res.events, ev)
 		case wire.TypeStdout:
