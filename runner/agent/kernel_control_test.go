@@ -174,8 +174,8 @@ func TestKernelLost(t *testing.T) {
 			// The first cell's callback runs as soon as that cell is over,
 			// before node reads anything more, and blocks its only thread:
 			// the timed cell is never read, SIGINT finds no script to stop
-			// and the interrupt message is never read either, however the
-			// timeout and node's progress fall.
+			// and the interrupt message is never read either, whenever the
+			// timeout comes.
 			name:        "node ignores the interrupt",
 			language:    LanguageNode,
 			setup:       "setImmediate(() => { for (;;) {} })",
