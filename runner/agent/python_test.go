@@ -173,9 +173,9 @@ func TestPythonRun(t *testing.T) {
 			wantReason: "error",
 		},
 		{
-			name:       "non-daemon threads are joined before exit",
 			// The thread prints after main, and is still running when the
 			// program's last line is over.
+			name:       "non-daemon threads are joined before exit",
 			req:        wire.Run{Code: "import threading, time\nmain = threading.Event()\nthreading.Thread(target=lambda: (main.wait(), time.sleep(0.2), print('late'))).start()\nprint('main')\nmain.set()"},
 			wantStdout: "main\nlate\n",
 			wantReason: "ok",
