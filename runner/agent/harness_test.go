@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -69,8 +70,10 @@ func agentMain(raw string) int {
 }
 
 // frameTimeout bounds every wait for a frame, so a broken agent fails the
-// test instead of hanging it.
-const frameTimeout = 30 * time.Second
+// test instead of hanging it. It is a safety net, longer than any request
+// timeout the tests give (a minute), so that a run or cell the agent fails
+// to end early is reported by its own timeout.
+const frameTimeout = 2 * time.Minute
 
 // testConfig is a config for an agent that runs code as the test's user
 // in a fresh working directory, with the interpreter the agent finds on
@@ -305,10 +308,19 @@ func (res result) mustExit(t *testing.T) wire.Exit {
 	return *res.exit
 }
 
+// touch creates the empty file name in dir: the signal that code under test
+// waits for, so that it goes on only after an event the test saw.
+func touch(t testing.TB, dir, name string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // waitGone waits until pid no longer exists (reaped), or fails.
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a safety net only
 	for {
 		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
 		if errors.Is(err, os.ErrNotExist) {

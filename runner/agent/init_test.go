@@ -80,7 +80,7 @@ func TestInitKillsEveryProcess(t *testing.T) {
 					"subprocess.Popen(['setsid', 'sleep', '600'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n" +
 					"subprocess.Popen(['sleep', '600'], start_new_session=True)\n" +
 					"print('done')",
-				TimeoutMS: 20_000,
+				TimeoutMS: 60_000,
 			},
 			wantStdout: "done\n",
 			wantReason: "ok",
@@ -101,7 +101,7 @@ func TestInitKillsEveryProcess(t *testing.T) {
 				Code: "const cp = require('child_process');\n" +
 					"for (let i = 0; i < 3; i++) cp.spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], {detached: true, stdio: 'ignore'}).unref();\n" +
 					"console.log('done')",
-				TimeoutMS: 20_000,
+				TimeoutMS: 60_000,
 			},
 			wantStdout: "done\n",
 			wantReason: "ok",

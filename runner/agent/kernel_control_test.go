@@ -74,22 +74,38 @@ func TestKernelTimeout(t *testing.T) {
 		language string
 		code     string
 	}{
-		{name: "python sleep", language: LanguagePython, code: "import time; time.sleep(60)"},
-		{name: "python busy loop", language: LanguagePython, code: "while True: pass"},
-		{name: "node busy loop", language: LanguageNode, code: "for (;;) {}"},
-		{name: "node await", language: LanguageNode, code: "await new Promise(r => setTimeout(r, 60000))"},
+		{name: "python sleep", language: LanguagePython, code: "print('started', flush=True)\nimport time; time.sleep(60)"},
+		{name: "python busy loop", language: LanguagePython, code: "print('started', flush=True)\nwhile True: pass"},
+		{name: "node busy loop", language: LanguageNode, code: "console.log('started'); for (;;) {}"},
+		{name: "node await", language: LanguageNode, code: "console.log('started'); await new Promise(r => setTimeout(r, 60000))"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			k := startKernel(t, testConfig(t, tt.language), nil)
-			res := k.execute(wire.Execute{Code: tt.code, TimeoutMS: 500})
-			res.mustDone(t, "aborted", "timeout")
-			if res.elapsed < 500*time.Millisecond || res.elapsed > 2*time.Second {
-				t.Errorf("timed out after %v, want about 500ms", res.elapsed)
-			}
-			if got := k.execute(wire.Execute{Code: "1 + 1"}).resultText(); got != "2" {
-				t.Errorf("after the timeout: %q, want 2", got)
+			// The agent's timer starts as it passes the cell on, and an
+			// interrupt that comes before the cell's code runs is lost: the
+			// interpreter is killed instead. A cell whose first output came
+			// within its timeout ran before the timer fired; one that
+			// started later proves nothing, and runs again with twice the
+			// timeout, whatever the machine's speed.
+			for timeout := 500 * time.Millisecond; ; timeout *= 2 {
+				k := startKernel(t, testConfig(t, tt.language), nil)
+				req := wire.Execute{Code: tt.code, TimeoutMS: timeout.Milliseconds()}
+				res := k.collect(req.ID, k.startCell(&req))
+				if (len(res.events) == 0 || res.first >= timeout) && timeout < time.Minute {
+					t.Logf("first output after %v, timeout %v: the cell may have started late; trying again", res.first, timeout)
+					continue
+				}
+				res.mustDone(t, "aborted", "timeout")
+				// The timer cannot fire sooner; the cells run a minute or
+				// forever, so the upper bound is only a safety net.
+				if res.elapsed < timeout || res.elapsed > 2*time.Minute {
+					t.Errorf("timed out after %v, want after %v, well before the cell's own end", res.elapsed, timeout)
+				}
+				if got := k.execute(wire.Execute{Code: "1 + 1"}).resultText(); got != "2" {
+					t.Errorf("after the timeout: %q, want 2", got)
+				}
+				return
 			}
 		})
 	}
@@ -100,6 +116,7 @@ func TestKernelLost(t *testing.T) {
 	tests := []struct {
 		name        string
 		language    string
+		setup       string // a cell that runs first, to its end
 		code        string
 		timeoutMS   int64
 		wantReason  string
@@ -109,9 +126,12 @@ func TestKernelLost(t *testing.T) {
 		minElapsed  time.Duration
 	}{
 		{
+			// SIGINT is ignored before the timed cell starts: its timeout
+			// interrupt cannot come too early, however slow the machine.
 			name:        "python ignores the interrupt",
 			language:    LanguagePython,
-			code:        "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: pass",
+			setup:       "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)",
+			code:        "while True: pass",
 			timeoutMS:   300,
 			wantReason:  "timeout",
 			wantSignal:  9,
@@ -151,9 +171,15 @@ func TestKernelLost(t *testing.T) {
 			wantStdout:  "bye\n",
 		},
 		{
+			// The first cell's callback runs as soon as that cell is over,
+			// before node reads anything more, and blocks its only thread:
+			// the timed cell is never read, SIGINT finds no script to stop
+			// and the interrupt message is never read either, whenever the
+			// timeout comes.
 			name:        "node ignores the interrupt",
 			language:    LanguageNode,
-			code:        "setInterval(() => { for (;;) {} }, 1); await new Promise(() => {})",
+			setup:       "setImmediate(() => { for (;;) {} })",
+			code:        "'never read'",
 			timeoutMS:   300,
 			wantReason:  "timeout",
 			wantSignal:  9,
@@ -165,8 +191,13 @@ func TestKernelLost(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			k := startKernel(t, testConfig(t, tt.language), nil)
+			if tt.setup != "" {
+				k.execute(wire.Execute{Code: tt.setup}).mustDone(t, "ok", "ok")
+			}
 			res := k.execute(wire.Execute{Code: tt.code, TimeoutMS: tt.timeoutMS})
 			res.mustDone(t, "aborted", tt.wantReason)
+			// The agent kills no sooner than the timeout and the grace after
+			// its interrupt; the Lost frame below says what happened.
 			if res.elapsed < tt.minElapsed {
 				t.Errorf("done after %v, want at least %v", res.elapsed, tt.minElapsed)
 			}
@@ -250,8 +281,10 @@ func TestKernelRestartDuringCell(t *testing.T) {
 
 func TestKernelBusy(t *testing.T) {
 	t.Parallel()
-	k := startKernel(t, testConfig(t, LanguagePython), nil)
-	first := wire.Execute{Code: "print('started', flush=True)\nimport time\ntime.sleep(0.5)\n'first'"}
+	cfg := testConfig(t, LanguagePython)
+	k := startKernel(t, cfg, nil)
+	// The first cell runs until the test has its answer to the second.
+	first := wire.Execute{Code: "print('started', flush=True)\nimport os, time\nwhile not os.path.exists('go'):\n    time.sleep(0.01)\n'first'"}
 	start := k.startCell(&first)
 	if f := k.frame(); f.Type != wire.TypeEvent {
 		t.Fatalf("frame %c %s, want the cell's output", f.Type, f.Payload)
@@ -264,6 +297,7 @@ func TestKernelBusy(t *testing.T) {
 		t.Errorf("busy events %+v, want one error %+v", busy.events, wantErr)
 	}
 	busy.mustDone(t, "aborted", "error")
+	touch(t, cfg.Workdir, "go")
 	res := k.collect(first.ID, start)
 	res.mustDone(t, "ok", "ok")
 	if res.resultText() != "'first'" || res.done.ExecutionCount != 1 {
@@ -371,9 +405,12 @@ func TestKernelOpenRefused(t *testing.T) {
 // An interpreter that dies between cells is reported lost at once.
 func TestKernelLostWhileIdle(t *testing.T) {
 	t.Parallel()
-	k := startKernel(t, testConfig(t, LanguagePython), nil)
-	res := k.execute(wire.Execute{Code: "import os, threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), os._exit(5))).start()"})
+	cfg := testConfig(t, LanguagePython)
+	k := startKernel(t, cfg, nil)
+	// The cell's thread ends the interpreter once the cell is over.
+	res := k.execute(wire.Execute{Code: "import os, threading, time\ndef later():\n    while not os.path.exists('go'):\n        time.sleep(0.01)\n    os._exit(5)\nthreading.Thread(target=later).start()"})
 	res.mustDone(t, "ok", "ok")
+	touch(t, cfg.Workdir, "go")
 	if lost := k.waitLost(); lost != (wire.Lost{Message: "the interpreter ended: exit status 5"}) {
 		t.Errorf("lost %+v", lost)
 	}

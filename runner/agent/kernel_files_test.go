@@ -153,7 +153,8 @@ func TestKernelFiles(t *testing.T) {
 func TestKernelFilesWhileCellRuns(t *testing.T) {
 	t.Parallel()
 	k := startKernel(t, testConfig(t, LanguageNode), nil)
-	req := wire.Execute{Code: "console.log('started'); await new Promise(r => setTimeout(r, 1000)); require('fs').readFileSync('in.txt', 'utf8')"}
+	// The cell awaits the file the test writes while it runs.
+	req := wire.Execute{Code: "console.log('started'); while (!require('fs').existsSync('in.txt')) await new Promise(r => setTimeout(r, 10)); require('fs').readFileSync('in.txt', 'utf8')"}
 	start := k.startCell(&req)
 	if f := k.frame(); f.Type != wire.TypeEvent {
 		t.Fatalf("frame %c %s, want the cell's output", f.Type, f.Payload)

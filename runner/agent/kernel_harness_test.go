@@ -125,7 +125,7 @@ type cellResult struct {
 	events         []wire.Event
 	stdout, stderr []byte
 	done           wire.Done
-	first          time.Duration // from sending Execute to the first event
+	first          time.Duration // from sending Execute to the first event, if any
 	elapsed        time.Duration // from sending Execute to Done
 }
 
@@ -136,12 +136,13 @@ func (k *kernelClient) execute(req wire.Execute) cellResult {
 	return k.collect(req.ID, start)
 }
 
-// startCell sends req with a fresh ID.
+// startCell sends req with a fresh ID, and a minute's timeout, as a safety
+// net, unless it has one.
 func (k *kernelClient) startCell(req *wire.Execute) time.Time {
 	k.t.Helper()
 	req.ID = k.nextID()
 	if req.TimeoutMS == 0 {
-		req.TimeoutMS = 20_000
+		req.TimeoutMS = 60_000
 	}
 	start := time.Now()
 	k.send(wire.TypeExecute, req)
@@ -178,6 +179,31 @@ func (k *kernelClient) collect(id uint64, start time.Time) cellResult {
 			res.done = d
 			res.elapsed = time.Since(start)
 			return res
+		default:
+			k.stash(f)
+		}
+	}
+}
+
+// waitStdout reads the stream events of cell id until its standard output
+// so far is want. The cell must not end first: a test that then lets the
+// cell go on (a file the cell waits for) proves the output came while the
+// cell ran, however slow the machine.
+func (k *kernelClient) waitStdout(id uint64, want string) {
+	k.t.Helper()
+	got := ""
+	for got != want {
+		f := k.frame()
+		switch f.Type {
+		case wire.TypeEvent:
+			var ev wire.Event
+			k.decode(f, &ev)
+			if ev.ID != id || ev.Type != "stream" || ev.Stream != "stdout" || !strings.HasPrefix(want, got+ev.Text) {
+				k.t.Fatalf("event %+v after stdout %q, want the rest of %q", ev, got, want)
+			}
+			got += ev.Text
+		case wire.TypeDone:
+			k.t.Fatalf("cell over (%s) after stdout %q, want %q while it runs", f.Payload, got, want)
 		default:
 			k.stash(f)
 		}
