@@ -21,6 +21,10 @@ func testReport() report {
 				{D: 150 * time.Millisecond, Start: "restore", Counted: false, Timing: &serverTiming{StartMS: 120, TotalMS: 149}},
 			}},
 			{Lang: "node", Probe: "console.log(1)", Mode: modeRestore, Note: "n/a: not snapshotted"},
+			{Lang: "node", Probe: "console.log(1)", Mode: modeRaw, Samples: []sample{
+				{D: 400 * time.Millisecond, Counted: true, Delete: 50 * time.Millisecond},
+				{D: 420 * time.Millisecond, Counted: true, Delete: 70 * time.Millisecond},
+			}},
 		},
 		Throughput: []throughput{{Lang: "python", Target: targetPaddock, Concurrency: 2, Elapsed: 2 * time.Second, Runs: 3,
 			Starts: map[string]int{"pool": 3}, Latencies: []time.Duration{100 * time.Millisecond, 110 * time.Millisecond, 120 * time.Millisecond}}},
@@ -33,17 +37,19 @@ func TestWriteCSV(t *testing.T) {
 	if err := writeCSV(&buf, testReport()); err != nil {
 		t.Fatal(err)
 	}
-	want := `metric,lang,probe,mode,i,value,unit,counted,start,sandbox_id,queue_ms,acquire_ms,start_ms,exec_ms,total_ms
-latency,python,print(1),native,0,20,ms,true,,,,,,,
-latency,python,print(1),warm pool,0,3.5,ms,true,pool,,0.01,0.02,0,2.5,3
-latency,python,print(1),warm pool,1,150,ms,false,restore,,0,0,120,0,149
-throughput_run,python,print(1),paddock one-shot,0,100,ms,true,,,,,,,
-throughput_run,python,print(1),paddock one-shot,1,110,ms,true,,,,,,,
-throughput_run,python,print(1),paddock one-shot,2,120,ms,true,,,,,,,
-throughput_rate,python,print(1),paddock one-shot,0,1.5,runs/s,true,,,,,,,
-memory_usage,python,,idle pooled,0,30,MiB,true,restore,pd-0123456789abcdef,,,,,
-memory_rss,python,,idle pooled,0,5,MiB,true,restore,pd-0123456789abcdef,,,,,
-memory_shmem,python,,idle pooled,0,20,MiB,true,restore,pd-0123456789abcdef,,,,,
+	want := `metric,lang,probe,mode,i,value,unit,counted,start,sandbox_id,queue_ms,acquire_ms,start_ms,exec_ms,total_ms,runsc_delete_ms
+latency,python,print(1),native rootfs,0,20,ms,true,,,,,,,,
+latency,python,print(1),warm pool idle,0,3.5,ms,true,pool,,0.01,0.02,0,2.5,3,
+latency,python,print(1),warm pool idle,1,150,ms,false,restore,,0,0,120,0,149,
+latency,node,console.log(1),raw runsc run,0,400,ms,true,,,,,,,,50
+latency,node,console.log(1),raw runsc run,1,420,ms,true,,,,,,,,70
+throughput_run,python,print(1),paddock one-shot,0,100,ms,true,,,,,,,,
+throughput_run,python,print(1),paddock one-shot,1,110,ms,true,,,,,,,,
+throughput_run,python,print(1),paddock one-shot,2,120,ms,true,,,,,,,,
+throughput_rate,python,print(1),paddock one-shot,0,1.5,runs/s,true,,,,,,,,
+memory_usage,python,,idle pooled,0,30,MiB,true,restore,pd-0123456789abcdef,,,,,,
+memory_rss,python,,idle pooled,0,5,MiB,true,restore,pd-0123456789abcdef,,,,,,
+memory_shmem,python,,idle pooled,0,20,MiB,true,restore,pd-0123456789abcdef,,,,,,
 `
 	if got := buf.String(); got != want {
 		t.Errorf("CSV:\n%s\nwant:\n%s", got, want)
@@ -53,8 +59,8 @@ memory_shmem,python,,idle pooled,0,20,MiB,true,restore,pd-0123456789abcdef,,,,,
 		t.Fatalf("the CSV does not parse: %v", err)
 	}
 	for i, r := range recs {
-		if len(r) != 15 {
-			t.Errorf("record %d has %d fields, want 15", i, len(r))
+		if len(r) != 16 {
+			t.Errorf("record %d has %d fields, want 16", i, len(r))
 		}
 	}
 }
@@ -68,10 +74,13 @@ func TestWriteJSON(t *testing.T) {
 	var got struct {
 		Started string `json:"started"`
 		Latency []struct {
-			Mode       string  `json:"mode"`
-			N          int     `json:"n"`
-			P50MS      float64 `json:"p50_ms"`
-			Mismatches int     `json:"mismatches"`
+			Mode       string   `json:"mode"`
+			N          int      `json:"n"`
+			P50MS      float64  `json:"p50_ms"`
+			P99MS      *float64 `json:"p99_ms"`
+			MaxMS      float64  `json:"max_ms"`
+			Mismatches int      `json:"mismatches"`
+			Note       string   `json:"note"`
 			Samples    []struct {
 				MS      float64 `json:"ms"`
 				Counted bool    `json:"counted"`
@@ -90,12 +99,18 @@ func TestWriteJSON(t *testing.T) {
 	if got.Started != "2026-01-02T03:04:05Z" {
 		t.Errorf("started = %q", got.Started)
 	}
-	if len(got.Latency) != 3 {
-		t.Fatalf("%d latency rows, want 3", len(got.Latency))
+	if len(got.Latency) != 4 {
+		t.Fatalf("%d latency rows, want 4", len(got.Latency))
 	}
 	pool := got.Latency[1]
-	if pool.Mode != "warm pool" || pool.N != 1 || pool.P50MS != 3.5 || pool.Mismatches != 1 || len(pool.Samples) != 2 || pool.Samples[1].Counted {
+	if pool.Mode != "warm pool idle" || pool.N != 1 || pool.P50MS != 3.5 || pool.MaxMS != 3.5 || pool.P99MS != nil ||
+		pool.Mismatches != 1 || len(pool.Samples) != 2 || pool.Samples[1].Counted {
 		t.Errorf("warm pool row = %+v", pool)
+	}
+	raw := got.Latency[3]
+	if raw.Mode != "raw runsc run" || raw.N != 2 || raw.P50MS != 420 || raw.MaxMS != 420 || raw.P99MS != nil ||
+		raw.Note != "incl. runsc delete p50 70.00 ms" {
+		t.Errorf("raw runsc row = %+v", raw)
 	}
 	if len(got.Throughput) != 1 || got.Throughput[0].RunsPerSec != 1.5 {
 		t.Errorf("throughput = %+v", got.Throughput)
