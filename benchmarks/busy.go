@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -34,4 +36,62 @@ func (s *server) busyRow(ctx context.Context, l lang, p probe, n int, interval t
 		r.Samples = append(r.Samples, sample{D: d, Start: resp.startKind(), Counted: true, Timing: &t})
 	}
 	return r, nil
+}
+
+// awaitRestoredPool waits until l's snapshot is built and every ready
+// sandbox of l's pool was made by restoring it, running one-shots to use
+// up the sandboxes that were booted while the snapshot was being built:
+// restored clones are what the pool serves once it is warm, and they
+// differ (memory is loaded as it is touched).
+func (s *server) awaitRestoredPool(ctx context.Context, l lang, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	state := ""
+	for {
+		m, err := s.poolMetrics(ctx)
+		if err != nil {
+			return fmt.Errorf("waiting for a pool of restored %s sandboxes: %w", l.name, err)
+		}
+		switch state = snapshotState(m, l.name); state {
+		case "failed", "off":
+			return fmt.Errorf("no pool of restored %s sandboxes: snapshot state %q", l.name, state)
+		case "ready":
+			if err := s.awaitFull(ctx, l.name); err != nil {
+				return err
+			}
+			kinds, err := s.readyStartKinds(l.name)
+			if err == nil && len(kinds) > 0 && kinds["cold"] == 0 {
+				return nil
+			}
+			if _, _, err := s.runOnce(ctx, l.name, l.probes[0].code); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+			return fmt.Errorf("waiting for %s's snapshot (state %q): %w", l.name, state, err)
+		}
+	}
+}
+
+// readyStartKinds counts how the server's live sandboxes of language
+// name were made, from their bundles and runsc state.
+func (s *server) readyStartKinds(name string) (map[string]int, error) {
+	ents, err := os.ReadDir(filepath.Join(s.state, "bundles"))
+	if err != nil {
+		return nil, err
+	}
+	kinds := map[string]int{}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(s.state, "bundles", e.Name(), "config.json"))
+		if err != nil || bundleLanguage(b) != name {
+			continue
+		}
+		kind, err := startKindOf(filepath.Join(s.state, "runsc"), e.Name())
+		if err != nil {
+			return nil, err // still starting
+		}
+		kinds[kind]++
+	}
+	return kinds, nil
 }

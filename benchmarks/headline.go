@@ -19,7 +19,7 @@ type headline struct {
 
 func (h headline) String() string {
 	if h.Meets == nil {
-		return fmt.Sprintf("%-72s %9.3f %-6s no target", h.What, h.Value, h.Unit)
+		return fmt.Sprintf("%-80s %9.3f %-6s no target", h.What, h.Value, h.Unit)
 	}
 	op := "≥"
 	if h.AtMost {
@@ -29,7 +29,7 @@ func (h headline) String() string {
 	if *h.Meets {
 		verdict = "meets"
 	}
-	return fmt.Sprintf("%-72s %9.3f %-6s target %s %g: %s", h.What, h.Value, h.Unit, op, h.Target, verdict)
+	return fmt.Sprintf("%-80s %9.3f %-6s target %s %g: %s", h.What, h.Value, h.Unit, op, h.Target, verdict)
 }
 
 func newHeadline(what string, value float64, unit string, atMost bool, target float64) headline {

@@ -88,9 +88,9 @@ func TestHeadlineString(t *testing.T) {
 		h    headline
 		want string
 	}{
-		{newHeadline("a", 0.25, "x", true, 0.2), "a" + strings.Repeat(" ", 71) + "     0.250 x      target ≤ 0.2: misses"},
-		{newHeadline("b", 12, "runs/s", false, 10), "b" + strings.Repeat(" ", 71) + "    12.000 runs/s target ≥ 10: meets"},
-		{untargeted("c", 1.5, "x"), "c" + strings.Repeat(" ", 71) + "     1.500 x      no target"},
+		{newHeadline("a", 0.25, "x", true, 0.2), "a" + strings.Repeat(" ", 79) + "     0.250 x      target ≤ 0.2: misses"},
+		{newHeadline("b", 12, "runs/s", false, 10), "b" + strings.Repeat(" ", 79) + "    12.000 runs/s target ≥ 10: meets"},
+		{untargeted("c", 1.5, "x"), "c" + strings.Repeat(" ", 79) + "     1.500 x      no target"},
 	}
 	for _, tt := range tests {
 		if got := tt.h.String(); got != tt.want {

@@ -16,6 +16,10 @@ import (
 
 type options struct {
 	paddock, runsc, agent, cache string
+	// snapshots is the servers' snapshot directory, private to the run:
+	// servers of other checkouts sharing the cache's would prune its
+	// images as outdated, and the first server's image serves the rest.
+	snapshots string
 
 	pool                    int // pool floor and ceiling of the pooled servers
 	warmN, restoreN, coldN  int
@@ -39,13 +43,13 @@ func main() {
 	flag.StringVar(&o.agent, "agent", "bin/paddock-agent", "agent binary")
 	flag.StringVar(&o.cache, "cache-dir", "/var/cache/paddock", "cache with built root filesystems and snapshots")
 	flag.IntVar(&o.pool, "pool", shippedFloor(), "ready sandboxes per template on the pooled servers (floor and ceiling; default: the templates' own floor); also the idle sandboxes whose memory is read")
-	flag.IntVar(&o.warmN, "warm", 40, "warm-pool samples per probe from a full, idle pool")
-	flag.IntVar(&o.busyN, "busy", 40, "warm-pool samples per probe run back to back, the pool at its floor")
+	flag.IntVar(&o.warmN, "warm", 30, "warm-pool samples per probe from a full, idle pool")
+	flag.IntVar(&o.busyN, "busy", 30, "warm-pool samples per probe run back to back, the pool at its floor")
 	flag.DurationVar(&o.busyInterval, "busy-interval", 250*time.Millisecond, "time between the starts of back-to-back warm runs (their steady rate)")
 	flag.IntVar(&o.restoreN, "restore", 10, "snapshot-restore samples per probe (no pool, snapshots on)")
 	flag.IntVar(&o.coldN, "cold", 5, "cold-start samples per probe (no pool, no snapshots; ~2.5 s each for python)")
 	flag.IntVar(&o.rawN, "raw", 5, "raw `runsc run` (and, for snapshotted templates, `runsc restore`) samples per probe")
-	flag.IntVar(&o.nativeN, "native", 30, "native process samples per probe, from the template's root filesystem and from the host")
+	flag.IntVar(&o.nativeN, "native", 20, "native process samples per probe, from the template's root filesystem and from the host")
 	flag.IntVar(&o.sessionN, "session", 200, "session execute samples per language")
 	flag.DurationVar(&o.settle, "settle", 100*time.Millisecond, "pause between runs that start a sandbox on the request path")
 	flag.DurationVar(&o.memSettle, "mem-settle", 2*time.Second, "how long pools stay idle before their memory is read")
@@ -97,6 +101,12 @@ func run(ctx context.Context, o options) error {
 			return fmt.Errorf("--throughput-langs: unknown language %q", name)
 		}
 	}
+	dir, err := os.MkdirTemp("", "paddock-bench-snapshots-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	o.snapshots = dir
 	started := time.Now()
 	var rep report
 	var errs []error

@@ -68,6 +68,8 @@ type memSample struct {
 // server that were made the same way.
 type memRow struct {
 	Lang string
+	// Server names the server the sandboxes were pooled on.
+	Server string
 	// Start is how those sandboxes were made, read from each sandbox's
 	// runsc state: "restore" or "cold".
 	Start   string
@@ -156,7 +158,7 @@ func (s *server) readMemRows(cg memCgroups, byLang map[string][]string) ([]memRo
 			}
 			m.ID = id
 			if byStart[start] == nil {
-				byStart[start] = &memRow{Lang: name, Start: start}
+				byStart[start] = &memRow{Lang: name, Server: s.cfg.describe(), Start: start}
 			}
 			byStart[start].Samples = append(byStart[start].Samples, m)
 		}

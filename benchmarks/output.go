@@ -63,6 +63,7 @@ type jsonThroughput struct {
 
 type jsonMemory struct {
 	Lang        string      `json:"lang"`
+	Server      string      `json:"server"`
 	Start       string      `json:"start"`
 	MeanUsageMB float64     `json:"mean_usage_mib"`
 	MeanRSSMB   float64     `json:"mean_rss_mib"`
@@ -109,7 +110,7 @@ func writeJSON(w io.Writer, rep report, started time.Time, opts map[string]any) 
 		out.Throughput = append(out.Throughput, jt)
 	}
 	for _, m := range rep.Memory {
-		out.Memory = append(out.Memory, jsonMemory{Lang: m.Lang, Start: m.Start, Note: m.Note, Sandboxes: m.Samples,
+		out.Memory = append(out.Memory, jsonMemory{Lang: m.Lang, Server: m.Server, Start: m.Start, Note: m.Note, Sandboxes: m.Samples,
 			MeanUsageMB: m.meanMB(func(s memSample) uint64 { return s.Usage }),
 			MeanRSSMB:   m.meanMB(func(s memSample) uint64 { return s.RSS })})
 	}
@@ -154,10 +155,14 @@ func writeCSV(w io.Writer, rep report) error {
 		line("throughput_rate", t.Lang, probe, t.Target, 0, t.rate(), "runs/s", true, "", "", nil, 0)
 	}
 	for _, m := range rep.Memory {
+		mode := "idle pooled"
+		if m.Server != "" {
+			mode += " on " + m.Server
+		}
 		for i, s := range m.Samples {
-			line("memory_usage", m.Lang, "", "idle pooled", i, float64(s.Usage)/mib, "MiB", true, m.Start, s.ID, nil, 0)
-			line("memory_rss", m.Lang, "", "idle pooled", i, float64(s.RSS)/mib, "MiB", true, m.Start, s.ID, nil, 0)
-			line("memory_shmem", m.Lang, "", "idle pooled", i, float64(s.Shmem)/mib, "MiB", true, m.Start, s.ID, nil, 0)
+			line("memory_usage", m.Lang, "", mode, i, float64(s.Usage)/mib, "MiB", true, m.Start, s.ID, nil, 0)
+			line("memory_rss", m.Lang, "", mode, i, float64(s.RSS)/mib, "MiB", true, m.Start, s.ID, nil, 0)
+			line("memory_shmem", m.Lang, "", mode, i, float64(s.Shmem)/mib, "MiB", true, m.Start, s.ID, nil, 0)
 		}
 	}
 	cw.Flush()

@@ -160,6 +160,11 @@ func pooledPhase(ctx context.Context, o options, cg memCgroups, rep *report) (er
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
 	for _, l := range langs {
+		if l.snapshotted {
+			if err := s.awaitRestoredPool(ctx, l, restoreTimeout); err != nil {
+				return err
+			}
+		}
 		// One unmeasured run per language: first-use costs on both sides.
 		if err := s.awaitFull(ctx, l.name); err != nil {
 			return err
@@ -213,9 +218,7 @@ func shippedPhase(ctx context.Context, o options, rep *report) (err error) {
 	for _, name := range o.tpLangs {
 		l, _ := langByName(name)
 		if l.snapshotted {
-			// The pool should be refilled by restores, not by cold starts
-			// that stand in while the first snapshot is built.
-			if err := s.awaitRestores(ctx, l, l.probes[0], restoreTimeout); err != nil {
+			if err := s.awaitRestoredPool(ctx, l, restoreTimeout); err != nil {
 				return err
 			}
 		}

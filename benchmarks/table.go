@@ -176,9 +176,9 @@ func printMemory(w io.Writer, mems []memRow) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "lang\tmade by\tsandboxes\tusage MiB/sandbox\trss MiB/sandbox\tshmem MiB/sandbox\tnote\t")
+	fmt.Fprintln(tw, "lang\tmade by\tserver\tsandboxes\tusage MiB/sandbox\trss MiB/sandbox\tshmem MiB/sandbox\tnote\t")
 	for _, m := range mems {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t\n", m.Lang, m.Start, len(m.Samples),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t\n", m.Lang, m.Start, m.Server, len(m.Samples),
 			m.meanMB(func(s memSample) uint64 { return s.Usage }),
 			m.meanMB(func(s memSample) uint64 { return s.RSS }),
 			m.meanMB(func(s memSample) uint64 { return s.Shmem }), m.Note)
