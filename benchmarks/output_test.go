@@ -132,3 +132,37 @@ func TestWriteFileCreatesDirectoryAndSkipsEmptyPath(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestPrintShowsP99OnlyFrom100Samples(t *testing.T) {
+	hundred := row{Lang: "python", Probe: "x + 1", Mode: modeSession}
+	for i := 1; i <= 100; i++ {
+		hundred.Samples = append(hundred.Samples, sample{D: time.Duration(i) * time.Millisecond, Counted: true})
+	}
+	few := rowOf("python", "print(1)", modeBusy, 4, 9, 2)
+	few.Samples[2].Start, few.Samples[1].Start, few.Samples[0].Start = "pool", "restore", "pool"
+	rep := report{Rows: []row{few, hundred}, Throughput: []throughput{{Lang: "python", Target: targetRawRestore, Concurrency: 2,
+		Elapsed: time.Second, Runs: 2, Latencies: []time.Duration{300 * time.Millisecond, 500 * time.Millisecond}}}}
+	var buf bytes.Buffer
+	rep.print(&buf)
+	lines := strings.Split(buf.String(), "\n")
+	line := func(prefix string) []string {
+		for _, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				return strings.Fields(l)
+			}
+		}
+		t.Fatalf("no line starts with %q in\n%s", prefix, buf.String())
+		return nil
+	}
+	// lang, probe (one word), mode (three words), n, p50, then the upper end.
+	if f := line("python  print(1)"); f[5] != "3" || f[6] != "4.00" || f[7] != "max" || f[8] != "9.00" || !strings.Contains(strings.Join(f, " "), "starts pool×2 restore×1") {
+		t.Errorf("3-sample row: %q", f)
+	}
+	// lang, probe (three words), mode, n, p50, p99.
+	if f := line("python  x + 1"); f[5] != "100" || f[6] != "51.00" || f[7] != "99.00" {
+		t.Errorf("100-sample row: %q", f)
+	}
+	if f := line("python  raw runsc restore+delete"); f[8] != "500.00" || f[9] != "max" || f[10] != "500.00" {
+		t.Errorf("throughput row: %q", f)
+	}
+}
