@@ -85,4 +85,3 @@ func rootfsCommand(root string, argv []string) *exec.Cmd {
 	}
 	return cmd
 }
-
