@@ -41,7 +41,7 @@ func main() {
 	flag.StringVar(&o.paddock, "paddock", "bin/paddock", "paddock binary")
 	flag.StringVar(&o.runsc, "runsc", os.Getenv("PADDOCK_RUNSC"), "runsc binary")
 	flag.StringVar(&o.agent, "agent", "bin/paddock-agent", "agent binary")
-	flag.StringVar(&o.cache, "cache-dir", "/var/cache/paddock", "cache with built root filesystems and snapshots")
+	flag.StringVar(&o.cache, "cache-dir", "/var/cache/paddock", "cache with the built root filesystems (only read: the run keeps its snapshots in a directory of its own)")
 	flag.IntVar(&o.pool, "pool", shippedFloor(), "ready sandboxes per template on the pooled servers (floor and ceiling; default: the templates' own floor); also the idle sandboxes whose memory is read")
 	flag.IntVar(&o.warmN, "warm", 30, "warm-pool samples per probe from a full, idle pool")
 	flag.IntVar(&o.busyN, "busy", 30, "warm-pool samples per probe run back to back, the pool at its floor")
