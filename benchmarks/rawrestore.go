@@ -186,7 +186,11 @@ func (rt *rawRuntime) restore(ctx context.Context, img *rawImage, code string) (
 		_, err = io.WriteString(p.inW, strings.TrimSpace(code)+"\n")
 	}
 	if err == nil {
-		res.Stdout, err = readLine(ctx, p.outR)
+		// Bounded: a restored program that never prints must not hang the
+		// bench; a minute is far beyond any restore seen on a busy VM.
+		rctx, cancel := context.WithTimeout(ctx, time.Minute)
+		res.Stdout, err = readLine(rctx, p.outR)
+		cancel()
 		if err != nil {
 			err = fmt.Errorf("reading the restored program's output: %w: %s", err, p.stderr)
 		}
