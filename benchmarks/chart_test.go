@@ -15,7 +15,7 @@ func TestWriteChartIsAValidPNG(t *testing.T) {
 		wantHeight int
 	}{
 		{"no rows", nil, titleHeight + rowHeight + axisHeight},
-		{"rows with and without samples", testReport().Rows, titleHeight + 2*rowHeight + axisHeight},
+		{"rows with and without samples", testReport().Rows, titleHeight + 3*rowHeight + axisHeight},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,21 +1,37 @@
 // Command benchmarks measures Paddock against baselines taken in the same
-// run, because absolute times on these machines are noisy. It starts real
-// `paddock serve` processes on loopback with different pool and snapshot
-// settings and measures, for Python and Node:
+// run, because absolute times on these machines are noisy, and compares
+// like with like. It starts real `paddock serve` processes on loopback
+// with different pool and snapshot settings (sharing one snapshot
+// directory private to the run) and measures, for Python and Node:
 //
 //   - time to first result of a trivial program and of a module import:
 //     cold start (no pool, no snapshots), snapshot restore on the request
-//     path (no pool, snapshots on), warm pool hit, a raw `runsc run` of the
-//     interpreter and a native unsandboxed interpreter;
+//     path (no pool, snapshots on), warm runs from a full idle pool, warm
+//     runs back to back at a steady rate from a pool held at its floor,
+//     raw runsc and native baselines;
 //   - the session execute round trip of `x + 1`;
-//   - sustained one-shot throughput with a fresh sandbox per run, against
-//     the raw runsc create/start/delete rate at the same concurrency;
-//   - host memory per idle pooled sandbox, read from the sandboxes' memory
-//     cgroups.
+//   - sustained one-shot throughput with a fresh sandbox per run, on a
+//     server whose pools keep the sizes and adaptive sizing they ship
+//     with, against the raw runsc rate of the same kind of start;
+//   - host memory per idle pooled sandbox, read from the sandboxes'
+//     memory cgroups (v1 or v2, whichever the host has), grouped by how
+//     each sandbox was made (its runsc state says whether it was
+//     restored).
 //
-// It prints a table of percentiles and ratios and the headline ratios of
-// the targets in docs/architecture.md, and writes the raw samples as JSON and CSV and a PNG
-// chart of the p50s.
+// The baselines: the native rows run the template's own interpreter and
+// libraries, chrooted into a read-only view of its built root filesystem
+// in a private mount namespace (chroot.go); the host's interpreter at the
+// same path is a second row, skipped with a note when the host lacks it.
+// The raw runsc rows run the interpreter in a container of the spec
+// Paddock renders for the template (runner/runsc's OCISpec: the same
+// memory, CPU and pids limits, mounts and overlay), `runsc delete`
+// included in their time and rate; for snapshotted templates a raw
+// restore brings back a checkpoint of the interpreter after the
+// template's warm-up.
+//
+// It prints a table of medians, maxima (p99 from 100 samples on) and
+// ratios, and the headline ratios of the targets in docs/architecture.md, and writes the
+// raw samples as JSON and CSV and a PNG chart of the medians.
 //
 // Run it with `make bench`.
 package main

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -17,36 +18,83 @@ func TestHeadlines(t *testing.T) {
 	rows := []row{
 		rowOf("python", "import pandas", modeCold, 2000),
 		rowOf("python", "import pandas", modeRestore, 200),
+		rowOf("python", "import pandas", modeRawRestore, 160),
 		rowOf("python", "print(1)", modeNative, 20),
+		rowOf("python", "print(1)", modeHost, 10), // never a baseline
 		rowOf("python", "print(1)", modePool, 3),
+		rowOf("python", "print(1)", modeBusy, 30),
 		rowOf("python", "print(1)", modeCold, 2400),
 		rowOf("python", "print(1)", modeRaw, 300),
 		rowOf("python", "x + 1", modeSession, 0.5),
+		rowOf("node", "console.log(1)", modeNative, 50),
+		rowOf("node", "console.log(1)", modeBusy, 5),
 	}
 	tps := []throughput{
 		{Lang: "python", Target: targetPaddock, Runs: 45, Elapsed: 5 * time.Second},
-		{Lang: "python", Target: targetRaw, Runs: 50, Elapsed: 5 * time.Second},
+		{Lang: "python", Target: targetRawRestore, Runs: 50, Elapsed: 5 * time.Second},
+		{Lang: "python", Target: targetRaw, Runs: 15, Elapsed: 5 * time.Second},
+		{Lang: "node", Target: targetPaddock, Runs: 20, Elapsed: 5 * time.Second},
+		{Lang: "node", Target: targetRaw, Runs: 20, Elapsed: 5 * time.Second},
 	}
-	mems := []memRow{{Lang: "python", Start: "restore", Samples: []memSample{{Usage: 30 << 20}}}}
+	mems := []memRow{
+		{Lang: "python", Start: "cold", Samples: []memSample{{Usage: 20 << 20}}},
+		{Lang: "python", Start: "restore", Samples: []memSample{{Usage: 30 << 20}}},
+	}
+	yes, no := true, false
 	want := []struct {
+		what  string
 		value float64
-		meets bool
+		meets *bool
 	}{
-		{0.1, true},  // restore / cold, pandas
-		{0.15, true}, // warm pool / native, print(1)
-		{0.9, true},  // throughput / raw
-		{9, false},   // runs/s
-		{0.5, true},  // session ms
-		{30, false},  // MiB
-		{8, false},   // cold / raw runsc
+		{"python `import pandas`: snapshot restore p50 / cold p50", 0.1, &yes},
+		{"python `print(1)`: warm pool idle p50 / native rootfs p50", 0.15, &yes},
+		{"python `print(1)`: warm pool busy p50 / native rootfs p50", 1.5, &no},
+		{"node `console.log(1)`: warm pool busy p50 / native rootfs p50", 0.1, &yes},
+		{"python one-shot throughput / raw runsc restore+delete rate (same start: restore)", 0.9, &yes},
+		{"python one-shot throughput / raw runsc run+delete rate (the doc's target)", 3, &yes},
+		{"node one-shot throughput / raw runsc run+delete rate (same start: cold)", 1, &yes},
+		{"python one-shot throughput, fresh sandbox per run", 9, &no},
+		{"node one-shot throughput, fresh sandbox per run", 4, &no},
+		{"python session `x + 1` round trip p50", 0.5, &yes},
+		{"python idle pooled sandbox (made by cold), host memory", 20, &yes},
+		{"python idle pooled sandbox (made by restore), host memory", 30, &no},
+		{"python `print(1)`: cold one-shot p50 / raw runsc run+delete p50", 8, &no},
+		{"python `import pandas`: restore one-shot p50 / raw runsc restore+delete p50", 1.25, nil},
 	}
 	got := headlines(rows, tps, mems)
 	if len(got) != len(want) {
 		t.Fatalf("%d headlines, want %d: %v", len(got), len(want), got)
 	}
 	for i, w := range want {
-		if !near(got[i].Value, w.value) || got[i].Meets != w.meets {
-			t.Errorf("headline %d %q = %v (meets %v), want %v (meets %v)", i, got[i].What, got[i].Value, got[i].Meets, w.value, w.meets)
+		g := got[i]
+		if g.What != w.what || !near(g.Value, w.value) || (g.Meets == nil) != (w.meets == nil) || (g.Meets != nil && *g.Meets != *w.meets) {
+			t.Errorf("headline %d = %q %v (meets %v), want %q %v (meets %v)", i, g.What, g.Value, fmtMeets(g.Meets), w.what, w.value, fmtMeets(w.meets))
+		}
+	}
+}
+
+func fmtMeets(b *bool) string {
+	if b == nil {
+		return "no target"
+	}
+	if *b {
+		return "yes"
+	}
+	return "no"
+}
+
+func TestHeadlineString(t *testing.T) {
+	tests := []struct {
+		h    headline
+		want string
+	}{
+		{newHeadline("a", 0.25, "x", true, 0.2), "a" + strings.Repeat(" ", 79) + "     0.250 x      target ≤ 0.2: misses"},
+		{newHeadline("b", 12, "runs/s", false, 10), "b" + strings.Repeat(" ", 79) + "    12.000 runs/s target ≥ 10: meets"},
+		{untargeted("c", 1.5, "x"), "c" + strings.Repeat(" ", 79) + "     1.500 x      no target"},
+	}
+	for _, tt := range tests {
+		if got := tt.h.String(); got != tt.want {
+			t.Errorf("String() =\n%q, want\n%q", got, tt.want)
 		}
 	}
 }
@@ -64,7 +112,7 @@ func TestSortRows(t *testing.T) {
 	for _, r := range rows {
 		got = append(got, r.Lang+"/"+r.Probe+"/"+r.Mode)
 	}
-	want := []string{"python/print(1)/native", "python/print(1)/warm pool", "python/import pandas/cold", "node/console.log(1)/warm pool", "python/x + 1/session"}
+	want := []string{"python/print(1)/native rootfs", "python/print(1)/warm pool idle", "python/import pandas/cold", "node/console.log(1)/warm pool idle", "python/x + 1/session"}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("order %v, want %v", got, want)

@@ -10,14 +10,22 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/paddock-dev/paddock/templates"
 )
 
 type options struct {
 	paddock, runsc, agent, cache string
+	// snapshots is the servers' snapshot directory, private to the run:
+	// servers of other checkouts sharing the cache's would prune its
+	// images as outdated, and the first server's image serves the rest.
+	snapshots string
 
 	pool                    int // pool floor and ceiling of the pooled servers
 	warmN, restoreN, coldN  int
 	rawN, nativeN, sessionN int
+	busyN                   int
+	busyInterval            time.Duration
 	settle, memSettle       time.Duration
 	tpDuration              time.Duration
 	tpConcurrency           int
@@ -33,17 +41,19 @@ func main() {
 	flag.StringVar(&o.paddock, "paddock", "bin/paddock", "paddock binary")
 	flag.StringVar(&o.runsc, "runsc", os.Getenv("PADDOCK_RUNSC"), "runsc binary")
 	flag.StringVar(&o.agent, "agent", "bin/paddock-agent", "agent binary")
-	flag.StringVar(&o.cache, "cache-dir", "/var/cache/paddock", "cache with built root filesystems and snapshots")
-	flag.IntVar(&o.pool, "pool", 3, "ready sandboxes per template on the pooled servers (floor and ceiling); also the idle sandboxes whose memory is read")
-	flag.IntVar(&o.warmN, "warm", 40, "warm-pool samples per probe")
+	flag.StringVar(&o.cache, "cache-dir", "/var/cache/paddock", "cache with the built root filesystems (only read: the run keeps its snapshots in a directory of its own)")
+	flag.IntVar(&o.pool, "pool", shippedFloor(), "ready sandboxes per template on the pooled servers (floor and ceiling; default: the templates' own floor); also the idle sandboxes whose memory is read")
+	flag.IntVar(&o.warmN, "warm", 30, "warm-pool samples per probe from a full, idle pool")
+	flag.IntVar(&o.busyN, "busy", 30, "warm-pool samples per probe run back to back, the pool at its floor")
+	flag.DurationVar(&o.busyInterval, "busy-interval", 250*time.Millisecond, "time between the starts of back-to-back warm runs (their steady rate)")
 	flag.IntVar(&o.restoreN, "restore", 10, "snapshot-restore samples per probe (no pool, snapshots on)")
 	flag.IntVar(&o.coldN, "cold", 5, "cold-start samples per probe (no pool, no snapshots; ~2.5 s each for python)")
-	flag.IntVar(&o.rawN, "raw", 5, "raw `runsc run` samples per probe")
-	flag.IntVar(&o.nativeN, "native", 30, "native process samples per probe")
+	flag.IntVar(&o.rawN, "raw", 5, "raw `runsc run` (and, for snapshotted templates, `runsc restore`) samples per probe")
+	flag.IntVar(&o.nativeN, "native", 20, "native process samples per probe, from the template's root filesystem and from the host")
 	flag.IntVar(&o.sessionN, "session", 200, "session execute samples per language")
 	flag.DurationVar(&o.settle, "settle", 100*time.Millisecond, "pause between runs that start a sandbox on the request path")
 	flag.DurationVar(&o.memSettle, "mem-settle", 2*time.Second, "how long pools stay idle before their memory is read")
-	flag.DurationVar(&o.tpDuration, "throughput-duration", 15*time.Second, "how long each throughput measurement runs")
+	flag.DurationVar(&o.tpDuration, "throughput-duration", 15*time.Second, "how long each throughput measurement runs (the throughput target in docs/architecture.md asks for ≥ 60 s)")
 	flag.IntVar(&o.tpConcurrency, "throughput-concurrency", 2, "runs in flight during the throughput measurements")
 	tpLangs := flag.String("throughput-langs", "python,node", "languages whose throughput is measured (empty: none)")
 	flag.BoolVar(&o.memCold, "mem-cold", true, "also read the memory of cold-started pooled python sandboxes (one more server)")
@@ -63,6 +73,17 @@ func main() {
 	}
 }
 
+// shippedFloor is the largest pool floor the templates ship with.
+func shippedFloor() int {
+	n := 0
+	for _, l := range langs {
+		if t, err := templates.Get(l.name); err == nil {
+			n = max(n, t.PoolSize)
+		}
+	}
+	return n
+}
+
 func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
 }
@@ -80,6 +101,12 @@ func run(ctx context.Context, o options) error {
 			return fmt.Errorf("--throughput-langs: unknown language %q", name)
 		}
 	}
+	dir, err := os.MkdirTemp("", "paddock-bench-snapshots-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	o.snapshots = dir
 	started := time.Now()
 	var rep report
 	var errs []error
@@ -97,15 +124,25 @@ func run(ctx context.Context, o options) error {
 		progress("%s done in %s", name, time.Since(begin).Round(100*time.Millisecond))
 	}
 
-	phase("native baselines", func() error { return nativePhase(ctx, o, &rep) })
-	phase("raw runsc baselines", func() error { return rawPhase(ctx, o, &rep) })
-	phase("pooled server (snapshots on): warm pool, sessions, memory, throughput", func() error { return pooledPhase(ctx, o, &rep) })
+	cg, err := detectMemCgroups("/sys/fs/cgroup")
+	if err != nil {
+		rep.MemoryNote = "memory not measured: " + err.Error()
+	}
+	rs := &rawRuntimes{o: o}
+	defer rs.close()
+
+	phase("native baselines (the templates' interpreters from their root filesystems, then the host's)", func() error { return nativePhase(ctx, o, &rep) })
+	phase("raw runsc baselines (Paddock's limits, delete included)", func() error { return rawPhase(ctx, rs, o, &rep) })
+	phase(fmt.Sprintf("pooled server (pool %d, snapshots on): warm idle and busy, sessions, memory", o.pool), func() error { return pooledPhase(ctx, o, cg, &rep) })
+	if len(o.tpLangs) > 0 {
+		phase("server as shipped (adaptive pools, snapshots on): throughput", func() error { return shippedPhase(ctx, o, &rep) })
+	}
 	phase("snapshot restores on the request path (pool 0, snapshots on)", func() error { return restorePhase(ctx, o, &rep) })
 	phase("cold starts (pool 0, snapshots off)", func() error { return coldPhase(ctx, o, &rep) })
 	if o.memCold {
-		phase("memory of cold-started pooled python sandboxes (snapshots off)", func() error { return coldMemoryPhase(ctx, o, &rep) })
+		phase("memory of cold-started pooled python sandboxes (snapshots off)", func() error { return coldMemoryPhase(ctx, o, cg, &rep) })
 	}
-	phase("raw runsc create/start/delete rate", func() error { return rawRatePhase(ctx, o, &rep) })
+	phase("raw runsc rates (restore and run, delete included)", func() error { return rawRatePhase(ctx, rs, o, &rep) })
 	if ctx.Err() != nil {
 		errs = append(errs, ctx.Err())
 	}

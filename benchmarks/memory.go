@@ -14,26 +14,64 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
-// memCgroupRoot holds one memory cgroup per Paddock sandbox (cgroup v1),
-// named by the sandbox ID.
-const memCgroupRoot = "/sys/fs/cgroup/memory/paddock"
+// memCgroups is where the memory cgroups of Paddock's sandboxes are:
+// one per sandbox under Root, named by its ID (Paddock's cgroup parent is
+// /paddock), and which cgroup version holds them.
+type memCgroups struct {
+	Root string
+	V2   bool
+}
+
+// cgroup2Magic is the statfs type of a cgroup v2 (unified) mount.
+const cgroup2Magic = 0x63677270
+
+// detectMemCgroups finds the host's memory cgroups: the unified
+// hierarchy when /sys/fs/cgroup is cgroup v2, else the v1 memory
+// controller (also on hybrid hosts, whose v2 hierarchy has no
+// controllers).
+func detectMemCgroups(sysfs string) (memCgroups, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(sysfs, &st); err != nil {
+		return memCgroups{}, fmt.Errorf("statfs %s: %w", sysfs, err)
+	}
+	if st.Type == cgroup2Magic {
+		return memCgroups{Root: filepath.Join(sysfs, "paddock"), V2: true}, nil
+	}
+	return memCgroups{Root: filepath.Join(sysfs, "memory", "paddock")}, nil
+}
+
+func (c memCgroups) String() string {
+	if c.V2 {
+		return "cgroup v2, " + c.Root
+	}
+	return "cgroup v1, " + c.Root
+}
 
 // memSample is the host memory one idle sandbox holds, in bytes.
 type memSample struct {
-	ID    string `json:"id"`
-	Usage uint64 `json:"usage_bytes"` // memory.usage_in_bytes: everything charged, page cache included
-	RSS   uint64 `json:"rss_bytes"`   // anonymous memory (memory.stat rss)
-	Shmem uint64 `json:"shmem_bytes"` // shared memory (memory.stat shmem): gVisor's guest memory file is charged here
+	ID string `json:"id"`
+	// Usage is everything charged to the sandbox, page cache included:
+	// memory.usage_in_bytes (v1) or memory.current (v2).
+	Usage uint64 `json:"usage_bytes"`
+	// RSS is its anonymous memory: memory.stat rss (v1) or anon (v2).
+	RSS uint64 `json:"rss_bytes"`
+	// Shmem is its shared memory (memory.stat shmem): gVisor's guest
+	// memory file is charged here.
+	Shmem uint64 `json:"shmem_bytes"`
 }
 
 // memRow is the memory of one template's idle pooled sandboxes on one
-// server.
+// server that were made the same way.
 type memRow struct {
 	Lang string
-	// Start is how those sandboxes were made: "restore" or "cold".
+	// Server names the server the sandboxes were pooled on.
+	Server string
+	// Start is how those sandboxes were made, read from each sandbox's
+	// runsc state: "restore" or "cold".
 	Start   string
 	Samples []memSample
 	Note    string
@@ -55,11 +93,11 @@ func (m memRow) meanMB(field func(memSample) uint64) float64 {
 
 // idleMemory waits until s holds its pools full and idle, with no other
 // sandbox alive, then reads the memory cgroup of each of its sandboxes.
-func (s *server) idleMemory(ctx context.Context, settle time.Duration) ([]memRow, error) {
+func (s *server) idleMemory(ctx context.Context, cg memCgroups, settle time.Duration) ([]memRow, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for {
-		byLang, ready, err := s.quietCgroups(ctx)
+		byLang, ready, err := s.quietCgroups(ctx, cg)
 		if err != nil {
 			return nil, err
 		}
@@ -68,8 +106,8 @@ func (s *server) idleMemory(ctx context.Context, settle time.Duration) ([]memRow
 			if err := sleep(ctx, settle); err != nil {
 				return nil, err
 			}
-			if again, still, err := s.quietCgroups(ctx); err == nil && still && sameIDs(byLang, again) {
-				return s.readMemRows(byLang)
+			if again, still, err := s.quietCgroups(ctx, cg); err == nil && still && sameIDs(byLang, again) {
+				return s.readMemRows(cg, byLang)
 			}
 		}
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
@@ -81,12 +119,12 @@ func (s *server) idleMemory(ctx context.Context, settle time.Duration) ([]memRow
 // quietCgroups returns the server's sandbox IDs by language and whether
 // the server is quiet: every pool full, none in use, and exactly the ready
 // sandboxes alive.
-func (s *server) quietCgroups(ctx context.Context) (map[string][]string, bool, error) {
+func (s *server) quietCgroups(ctx context.Context, cg memCgroups) (map[string][]string, bool, error) {
 	ps, err := s.pools(ctx)
 	if err != nil {
 		return nil, false, err
 	}
-	byLang, err := sandboxCgroups(memCgroupRoot, s.state)
+	byLang, err := sandboxCgroups(cg.Root, s.state)
 	if err != nil {
 		return nil, false, err
 	}
@@ -103,24 +141,58 @@ func (s *server) quietCgroups(ctx context.Context) (map[string][]string, bool, e
 	return byLang, ready > 0 && alive == ready, nil
 }
 
-func (s *server) readMemRows(byLang map[string][]string) ([]memRow, error) {
+// readMemRows reads the memory of the sandboxes in byLang and groups it
+// by language and by how each sandbox was made.
+func (s *server) readMemRows(cg memCgroups, byLang map[string][]string) ([]memRow, error) {
 	var rows []memRow
 	for _, name := range slices.Sorted(maps.Keys(byLang)) {
-		r := memRow{Lang: name, Start: "cold"}
-		if l, ok := langByName(name); ok && l.snapshotted && s.cfg.snapshots {
-			r.Start = "restore"
-		}
+		byStart := map[string]*memRow{}
 		for _, id := range byLang[name] {
-			m, err := readMemCgroup(filepath.Join(memCgroupRoot, id))
+			start, err := startKindOf(filepath.Join(s.state, "runsc"), id)
+			if err != nil {
+				return nil, err
+			}
+			m, err := readMemCgroup(filepath.Join(cg.Root, id), cg.V2)
 			if err != nil {
 				return nil, err
 			}
 			m.ID = id
-			r.Samples = append(r.Samples, m)
+			if byStart[start] == nil {
+				byStart[start] = &memRow{Lang: name, Server: s.cfg.describe(), Start: start}
+			}
+			byStart[start].Samples = append(byStart[start].Samples, m)
 		}
-		rows = append(rows, r)
+		for _, start := range slices.Sorted(maps.Keys(byStart)) {
+			rows = append(rows, *byStart[start])
+		}
 	}
 	return rows, nil
+}
+
+// startKindOf reads how container id under runsc root dir was made from
+// its runsc state file: "restore" when runsc restored its sandbox from an
+// image, else "cold".
+func startKindOf(root, id string) (string, error) {
+	files, _ := filepath.Glob(filepath.Join(root, id+"_sandbox:*.state"))
+	if len(files) != 1 {
+		return "", fmt.Errorf("runsc state of %s: %d files under %s", id, len(files), root)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		return "", err
+	}
+	var st struct {
+		Sandbox *struct {
+			Restored bool `json:"restored"`
+		} `json:"sandbox"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil || st.Sandbox == nil {
+		return "", fmt.Errorf("runsc state of %s: no sandbox in %s (%v)", id, files[0], err)
+	}
+	if st.Sandbox.Restored {
+		return "restore", nil
+	}
+	return "cold", nil
 }
 
 // sandboxCgroups lists the memory cgroups under cgRoot that belong to the
@@ -170,14 +242,21 @@ func bundleLanguage(spec []byte) string {
 	return "unknown"
 }
 
-func readMemCgroup(dir string) (memSample, error) {
+// readMemCgroup reads one sandbox's memory cgroup: v1's
+// memory.usage_in_bytes and hierarchical memory.stat counters, or v2's
+// memory.current and memory.stat (hierarchical already, rss named anon).
+func readMemCgroup(dir string, v2 bool) (memSample, error) {
 	var m memSample
-	b, err := os.ReadFile(filepath.Join(dir, "memory.usage_in_bytes"))
+	usageFile, rssKey := "memory.usage_in_bytes", "rss"
+	if v2 {
+		usageFile, rssKey = "memory.current", "anon"
+	}
+	b, err := os.ReadFile(filepath.Join(dir, usageFile))
 	if err != nil {
 		return m, err
 	}
 	if m.Usage, err = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err != nil {
-		return m, fmt.Errorf("%s/memory.usage_in_bytes: %w", dir, err)
+		return m, fmt.Errorf("%s/%s: %w", dir, usageFile, err)
 	}
 	f, err := os.Open(filepath.Join(dir, "memory.stat"))
 	if err != nil {
@@ -188,11 +267,15 @@ func readMemCgroup(dir string) (memSample, error) {
 	if err != nil {
 		return m, fmt.Errorf("%s/memory.stat: %w", dir, err)
 	}
-	m.RSS, m.Shmem = statValue(st, "rss"), statValue(st, "shmem")
+	if v2 {
+		m.RSS, m.Shmem = st[rssKey], st["shmem"]
+	} else {
+		m.RSS, m.Shmem = statValue(st, rssKey), statValue(st, "shmem")
+	}
 	return m, nil
 }
 
-// parseMemStat reads cgroup v1 memory.stat: "key value" lines.
+// parseMemStat reads memory.stat (v1 or v2): "key value" lines.
 func parseMemStat(r io.Reader) (map[string]uint64, error) {
 	out := map[string]uint64{}
 	sc := bufio.NewScanner(r)

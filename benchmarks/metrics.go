@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -61,4 +62,35 @@ func snapshotState(samples []string, template string) string {
 		}
 	}
 	return ""
+}
+
+// counterValue finds the sample of metric for template in pool metrics
+// samples.
+func counterValue(samples []string, metric, template string) (float64, bool) {
+	prefix := metric + `{template="` + template + `"} `
+	for _, line := range samples {
+		if v, ok := strings.CutPrefix(line, prefix); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
+}
+
+// madeCounts reads how many sandboxes of template s has made so far, by
+// restore and by cold start.
+func (s *server) madeCounts(ctx context.Context, template string) (map[string]int, error) {
+	m, err := s.poolMetrics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for kind, metric := range map[string]string{"restore": "paddock_pool_restores_total", "cold": "paddock_pool_cold_starts_total"} {
+		v, ok := counterValue(m, metric, template)
+		if !ok {
+			return nil, fmt.Errorf("GET /metrics: no %s for %s", metric, template)
+		}
+		out[kind] = int(v)
+	}
+	return out, nil
 }

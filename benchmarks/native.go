@@ -1,25 +1,112 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os/exec"
+	"strings"
 	"time"
 )
 
-// nativeRow times n starts of the unsandboxed interpreter running p: the
-// baseline every sandboxed row is a multiple of.
-func nativeRow(ctx context.Context, l lang, p probe, n int) (row, error) {
-	r := row{Lang: l.name, Probe: p.name, Mode: modeNative}
-	argv := append(append([]string(nil), l.native...), p.code)
-	for range n {
-		start := time.Now()
-		out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()
-		d := time.Since(start)
-		if err != nil || !p.ok(string(out)) {
-			return r, fmt.Errorf("native %s %s: %v: %q", l.name, p.name, err, out)
+// The native rows time unsandboxed interpreter starts. The baseline
+// (modeNative) is the template's own interpreter and libraries, run from
+// its root filesystem (see chroot.go); every ratio is taken against it.
+// The host's interpreter at the same path is a second row (modeHost): it
+// shows how far a host's Python or Node is from the template's, and is
+// skipped, with a note, when the host lacks it or cannot run the probe
+// (a fresh machine has no pandas).
+
+// nativeRows times n starts of each of l's probes with start, after one
+// unmeasured start that warms the page cache. where names the
+// interpreter in the notes ("rootfs python-…", "host"). With optional,
+// an interpreter that is missing or fails a probe's first start gives a
+// row without samples whose note says why, not an error.
+func nativeRows(ctx context.Context, l lang, mode, where string, n int, optional bool, start func(argv []string) *exec.Cmd) ([]row, error) {
+	var rows []row
+	version, err := output(ctx, start(append(l.native[:1:1], l.version...)))
+	if err != nil {
+		if !optional || ctx.Err() != nil {
+			return nil, fmt.Errorf("%s %s: %w", where, l.native[0], err)
 		}
-		r.Samples = append(r.Samples, sample{D: d, Counted: true})
+		for _, p := range l.probes {
+			rows = append(rows, row{Lang: l.name, Probe: p.name, Mode: mode, Note: skipNote(where, l, err)})
+		}
+		return rows, nil
+	}
+	note := fmt.Sprintf("%s %s %s", where, l.name, strings.TrimSpace(version))
+	for _, p := range l.probes {
+		r, err := nativeRow(ctx, l, p, mode, n, start)
+		r.Note = note
+		if err != nil {
+			if !optional || len(r.Samples) > 0 || ctx.Err() != nil {
+				return rows, err
+			}
+			r.Note = note + ": " + skipNote(where, l, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// skipNote says why an optional row was not measured.
+func skipNote(where string, l lang, err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("skipped: no %s on the %s", l.native[0], where)
+	}
+	return fmt.Sprintf("skipped: %v", err)
+}
+
+// nativeRow times n starts of the interpreter running p.
+func nativeRow(ctx context.Context, l lang, p probe, mode string, n int, start func(argv []string) *exec.Cmd) (row, error) {
+	r := row{Lang: l.name, Probe: p.name, Mode: mode}
+	argv := append(append([]string(nil), l.native...), p.code)
+	for i := -1; i < n; i++ {
+		begin := time.Now()
+		out, err := output(ctx, start(argv))
+		d := time.Since(begin)
+		if err == nil && !p.ok(out) {
+			err = fmt.Errorf("stdout %q", out)
+		}
+		if err != nil {
+			return r, fmt.Errorf("native %s %s: %w", l.name, p.name, err)
+		}
+		if i >= 0 {
+			r.Samples = append(r.Samples, sample{D: d, Counted: true})
+		}
 	}
 	return r, nil
 }
+
+// output runs cmd and returns its stdout; a failure carries the last line
+// of its stderr. ctx ending kills it.
+func output(ctx context.Context, cmd *exec.Cmd) (string, error) {
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = cmd.Process.Kill() })
+	err := cmd.Wait()
+	stop()
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	if err != nil {
+		return stdout.String(), fmt.Errorf("%w: %s", err, lastLine(stderr.String()))
+	}
+	return stdout.String(), nil
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// hostCommand runs argv on the host as it is.
+func hostCommand(argv []string) *exec.Cmd { return exec.Command(argv[0], argv[1:]...) }

@@ -28,10 +28,11 @@ func writeFile(path string, render func(io.Writer) error) error {
 }
 
 type jsonSample struct {
-	MS      float64       `json:"ms"`
-	Start   string        `json:"start,omitempty"`
-	Counted bool          `json:"counted"`
-	Timing  *serverTiming `json:"server_timing,omitempty"`
+	MS       float64       `json:"ms"`
+	Start    string        `json:"start,omitempty"`
+	Counted  bool          `json:"counted"`
+	Timing   *serverTiming `json:"server_timing,omitempty"`
+	DeleteMS float64       `json:"runsc_delete_ms,omitempty"`
 }
 
 type jsonRow struct {
@@ -40,7 +41,8 @@ type jsonRow struct {
 	Mode       string       `json:"mode"`
 	N          int          `json:"n"`
 	P50MS      float64      `json:"p50_ms"`
-	P99MS      float64      `json:"p99_ms"`
+	P99MS      *float64     `json:"p99_ms,omitempty"` // only from 100 samples on
+	MaxMS      float64      `json:"max_ms"`
 	Mismatches int          `json:"mismatches"`
 	Note       string       `json:"note,omitempty"`
 	Samples    []jsonSample `json:"samples"`
@@ -55,11 +57,13 @@ type jsonThroughput struct {
 	RunsPerSec  float64        `json:"runs_per_s"`
 	Busy        int            `json:"busy"`
 	Starts      map[string]int `json:"starts,omitempty"`
+	Made        map[string]int `json:"sandboxes_made,omitempty"`
 	LatencyMS   []float64      `json:"latency_ms"`
 }
 
 type jsonMemory struct {
 	Lang        string      `json:"lang"`
+	Server      string      `json:"server"`
 	Start       string      `json:"start"`
 	MeanUsageMB float64     `json:"mean_usage_mib"`
 	MeanRSSMB   float64     `json:"mean_rss_mib"`
@@ -85,23 +89,28 @@ func writeJSON(w io.Writer, rep report, started time.Time, opts map[string]any) 
 		Latency: []jsonRow{}, Throughput: []jsonThroughput{}, Memory: []jsonMemory{},
 		Headline: headlines(rep.Rows, rep.Throughput, rep.Memory), ServerMetrics: rep.ServerMetrics}
 	for _, r := range rep.Rows {
-		jr := jsonRow{Lang: r.Lang, Probe: r.Probe, Mode: r.Mode, N: len(r.counted()), P50MS: msOf(r.p50()), P99MS: msOf(r.p99()),
-			Mismatches: r.Mismatches, Note: r.Note, Samples: []jsonSample{}}
+		c := r.counted()
+		jr := jsonRow{Lang: r.Lang, Probe: r.Probe, Mode: r.Mode, N: len(c), P50MS: msOf(r.p50()), MaxMS: msOf(percentile(c, 1)),
+			Mismatches: r.Mismatches, Note: rowNote(r), Samples: []jsonSample{}}
+		if label, d := upper(c); label == "p99" {
+			v := msOf(d)
+			jr.P99MS = &v
+		}
 		for _, s := range r.Samples {
-			jr.Samples = append(jr.Samples, jsonSample{MS: msOf(s.D), Start: s.Start, Counted: s.Counted, Timing: s.Timing})
+			jr.Samples = append(jr.Samples, jsonSample{MS: msOf(s.D), Start: s.Start, Counted: s.Counted, Timing: s.Timing, DeleteMS: msOf(s.Delete)})
 		}
 		out.Latency = append(out.Latency, jr)
 	}
 	for _, t := range rep.Throughput {
 		jt := jsonThroughput{Lang: t.Lang, Target: t.Target, Concurrency: t.Concurrency, Seconds: t.Elapsed.Seconds(),
-			Runs: t.Runs, RunsPerSec: t.rate(), Busy: t.Busy, Starts: t.Starts, LatencyMS: []float64{}}
+			Runs: t.Runs, RunsPerSec: t.rate(), Busy: t.Busy, Starts: t.Starts, Made: t.Made, LatencyMS: []float64{}}
 		for _, d := range t.Latencies {
 			jt.LatencyMS = append(jt.LatencyMS, msOf(d))
 		}
 		out.Throughput = append(out.Throughput, jt)
 	}
 	for _, m := range rep.Memory {
-		out.Memory = append(out.Memory, jsonMemory{Lang: m.Lang, Start: m.Start, Note: m.Note, Sandboxes: m.Samples,
+		out.Memory = append(out.Memory, jsonMemory{Lang: m.Lang, Server: m.Server, Start: m.Start, Note: m.Note, Sandboxes: m.Samples,
 			MeanUsageMB: m.meanMB(func(s memSample) uint64 { return s.Usage }),
 			MeanRSSMB:   m.meanMB(func(s memSample) uint64 { return s.RSS })})
 	}
@@ -113,23 +122,26 @@ func writeJSON(w io.Writer, rep report, started time.Time, opts map[string]any) 
 // csvHeader is the CSV's one schema for every kind of raw sample: a
 // latency, a throughput run and its rate, a sandbox's memory.
 var csvHeader = []string{"metric", "lang", "probe", "mode", "i", "value", "unit", "counted", "start", "sandbox_id",
-	"queue_ms", "acquire_ms", "start_ms", "exec_ms", "total_ms"}
+	"queue_ms", "acquire_ms", "start_ms", "exec_ms", "total_ms", "runsc_delete_ms"}
 
 // writeCSV writes one line per raw sample.
 func writeCSV(w io.Writer, rep report) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(csvHeader)
 	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	line := func(metric, lang, probe, mode string, i int, value float64, unit string, counted bool, start, id string, t *serverTiming) {
-		rec := []string{metric, lang, probe, mode, strconv.Itoa(i), num(value), unit, strconv.FormatBool(counted), start, id, "", "", "", "", ""}
+	line := func(metric, lang, probe, mode string, i int, value float64, unit string, counted bool, start, id string, t *serverTiming, del time.Duration) {
+		rec := []string{metric, lang, probe, mode, strconv.Itoa(i), num(value), unit, strconv.FormatBool(counted), start, id, "", "", "", "", "", ""}
 		if t != nil {
 			rec[10], rec[11], rec[12], rec[13], rec[14] = num(t.QueueMS), num(t.AcquireMS), num(t.StartMS), num(t.ExecMS), num(t.TotalMS)
+		}
+		if del > 0 {
+			rec[15] = num(msOf(del))
 		}
 		_ = cw.Write(rec)
 	}
 	for _, r := range rep.Rows {
 		for i, s := range r.Samples {
-			line("latency", r.Lang, r.Probe, r.Mode, i, msOf(s.D), "ms", s.Counted, s.Start, "", s.Timing)
+			line("latency", r.Lang, r.Probe, r.Mode, i, msOf(s.D), "ms", s.Counted, s.Start, "", s.Timing, s.Delete)
 		}
 	}
 	for _, t := range rep.Throughput {
@@ -138,15 +150,19 @@ func writeCSV(w io.Writer, rep report) error {
 			probe = l.probes[0].name
 		}
 		for i, d := range t.Latencies {
-			line("throughput_run", t.Lang, probe, t.Target, i, msOf(d), "ms", true, "", "", nil)
+			line("throughput_run", t.Lang, probe, t.Target, i, msOf(d), "ms", true, "", "", nil, 0)
 		}
-		line("throughput_rate", t.Lang, probe, t.Target, 0, t.rate(), "runs/s", true, "", "", nil)
+		line("throughput_rate", t.Lang, probe, t.Target, 0, t.rate(), "runs/s", true, "", "", nil, 0)
 	}
 	for _, m := range rep.Memory {
+		mode := "idle pooled"
+		if m.Server != "" {
+			mode += " on " + m.Server
+		}
 		for i, s := range m.Samples {
-			line("memory_usage", m.Lang, "", "idle pooled", i, float64(s.Usage)/mib, "MiB", true, m.Start, s.ID, nil)
-			line("memory_rss", m.Lang, "", "idle pooled", i, float64(s.RSS)/mib, "MiB", true, m.Start, s.ID, nil)
-			line("memory_shmem", m.Lang, "", "idle pooled", i, float64(s.Shmem)/mib, "MiB", true, m.Start, s.ID, nil)
+			line("memory_usage", m.Lang, "", mode, i, float64(s.Usage)/mib, "MiB", true, m.Start, s.ID, nil, 0)
+			line("memory_rss", m.Lang, "", mode, i, float64(s.RSS)/mib, "MiB", true, m.Start, s.ID, nil, 0)
+			line("memory_shmem", m.Lang, "", mode, i, float64(s.Shmem)/mib, "MiB", true, m.Start, s.ID, nil, 0)
 		}
 	}
 	cw.Flush()

@@ -21,6 +21,10 @@ func testReport() report {
 				{D: 150 * time.Millisecond, Start: "restore", Counted: false, Timing: &serverTiming{StartMS: 120, TotalMS: 149}},
 			}},
 			{Lang: "node", Probe: "console.log(1)", Mode: modeRestore, Note: "n/a: not snapshotted"},
+			{Lang: "node", Probe: "console.log(1)", Mode: modeRaw, Samples: []sample{
+				{D: 400 * time.Millisecond, Counted: true, Delete: 50 * time.Millisecond},
+				{D: 420 * time.Millisecond, Counted: true, Delete: 70 * time.Millisecond},
+			}},
 		},
 		Throughput: []throughput{{Lang: "python", Target: targetPaddock, Concurrency: 2, Elapsed: 2 * time.Second, Runs: 3,
 			Starts: map[string]int{"pool": 3}, Latencies: []time.Duration{100 * time.Millisecond, 110 * time.Millisecond, 120 * time.Millisecond}}},
@@ -33,17 +37,19 @@ func TestWriteCSV(t *testing.T) {
 	if err := writeCSV(&buf, testReport()); err != nil {
 		t.Fatal(err)
 	}
-	want := `metric,lang,probe,mode,i,value,unit,counted,start,sandbox_id,queue_ms,acquire_ms,start_ms,exec_ms,total_ms
-latency,python,print(1),native,0,20,ms,true,,,,,,,
-latency,python,print(1),warm pool,0,3.5,ms,true,pool,,0.01,0.02,0,2.5,3
-latency,python,print(1),warm pool,1,150,ms,false,restore,,0,0,120,0,149
-throughput_run,python,print(1),paddock one-shot,0,100,ms,true,,,,,,,
-throughput_run,python,print(1),paddock one-shot,1,110,ms,true,,,,,,,
-throughput_run,python,print(1),paddock one-shot,2,120,ms,true,,,,,,,
-throughput_rate,python,print(1),paddock one-shot,0,1.5,runs/s,true,,,,,,,
-memory_usage,python,,idle pooled,0,30,MiB,true,restore,pd-0123456789abcdef,,,,,
-memory_rss,python,,idle pooled,0,5,MiB,true,restore,pd-0123456789abcdef,,,,,
-memory_shmem,python,,idle pooled,0,20,MiB,true,restore,pd-0123456789abcdef,,,,,
+	want := `metric,lang,probe,mode,i,value,unit,counted,start,sandbox_id,queue_ms,acquire_ms,start_ms,exec_ms,total_ms,runsc_delete_ms
+latency,python,print(1),native rootfs,0,20,ms,true,,,,,,,,
+latency,python,print(1),warm pool idle,0,3.5,ms,true,pool,,0.01,0.02,0,2.5,3,
+latency,python,print(1),warm pool idle,1,150,ms,false,restore,,0,0,120,0,149,
+latency,node,console.log(1),raw runsc run,0,400,ms,true,,,,,,,,50
+latency,node,console.log(1),raw runsc run,1,420,ms,true,,,,,,,,70
+throughput_run,python,print(1),paddock one-shot,0,100,ms,true,,,,,,,,
+throughput_run,python,print(1),paddock one-shot,1,110,ms,true,,,,,,,,
+throughput_run,python,print(1),paddock one-shot,2,120,ms,true,,,,,,,,
+throughput_rate,python,print(1),paddock one-shot,0,1.5,runs/s,true,,,,,,,,
+memory_usage,python,,idle pooled,0,30,MiB,true,restore,pd-0123456789abcdef,,,,,,
+memory_rss,python,,idle pooled,0,5,MiB,true,restore,pd-0123456789abcdef,,,,,,
+memory_shmem,python,,idle pooled,0,20,MiB,true,restore,pd-0123456789abcdef,,,,,,
 `
 	if got := buf.String(); got != want {
 		t.Errorf("CSV:\n%s\nwant:\n%s", got, want)
@@ -53,8 +59,8 @@ memory_shmem,python,,idle pooled,0,20,MiB,true,restore,pd-0123456789abcdef,,,,,
 		t.Fatalf("the CSV does not parse: %v", err)
 	}
 	for i, r := range recs {
-		if len(r) != 15 {
-			t.Errorf("record %d has %d fields, want 15", i, len(r))
+		if len(r) != 16 {
+			t.Errorf("record %d has %d fields, want 16", i, len(r))
 		}
 	}
 }
@@ -68,10 +74,13 @@ func TestWriteJSON(t *testing.T) {
 	var got struct {
 		Started string `json:"started"`
 		Latency []struct {
-			Mode       string  `json:"mode"`
-			N          int     `json:"n"`
-			P50MS      float64 `json:"p50_ms"`
-			Mismatches int     `json:"mismatches"`
+			Mode       string   `json:"mode"`
+			N          int      `json:"n"`
+			P50MS      float64  `json:"p50_ms"`
+			P99MS      *float64 `json:"p99_ms"`
+			MaxMS      float64  `json:"max_ms"`
+			Mismatches int      `json:"mismatches"`
+			Note       string   `json:"note"`
 			Samples    []struct {
 				MS      float64 `json:"ms"`
 				Counted bool    `json:"counted"`
@@ -90,12 +99,18 @@ func TestWriteJSON(t *testing.T) {
 	if got.Started != "2026-01-02T03:04:05Z" {
 		t.Errorf("started = %q", got.Started)
 	}
-	if len(got.Latency) != 3 {
-		t.Fatalf("%d latency rows, want 3", len(got.Latency))
+	if len(got.Latency) != 4 {
+		t.Fatalf("%d latency rows, want 4", len(got.Latency))
 	}
 	pool := got.Latency[1]
-	if pool.Mode != "warm pool" || pool.N != 1 || pool.P50MS != 3.5 || pool.Mismatches != 1 || len(pool.Samples) != 2 || pool.Samples[1].Counted {
+	if pool.Mode != "warm pool idle" || pool.N != 1 || pool.P50MS != 3.5 || pool.MaxMS != 3.5 || pool.P99MS != nil ||
+		pool.Mismatches != 1 || len(pool.Samples) != 2 || pool.Samples[1].Counted {
 		t.Errorf("warm pool row = %+v", pool)
+	}
+	raw := got.Latency[3]
+	if raw.Mode != "raw runsc run" || raw.N != 2 || raw.P50MS != 420 || raw.MaxMS != 420 || raw.P99MS != nil ||
+		raw.Note != "incl. runsc delete p50 70.00 ms" {
+		t.Errorf("raw runsc row = %+v", raw)
 	}
 	if len(got.Throughput) != 1 || got.Throughput[0].RunsPerSec != 1.5 {
 		t.Errorf("throughput = %+v", got.Throughput)
@@ -115,5 +130,39 @@ func TestWriteFileCreatesDirectoryAndSkipsEmptyPath(t *testing.T) {
 	}
 	if err := writeFile("", func(io.Writer) error { t.Error("rendered for an empty path"); return nil }); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestPrintShowsP99OnlyFrom100Samples(t *testing.T) {
+	hundred := row{Lang: "python", Probe: "x + 1", Mode: modeSession}
+	for i := 1; i <= 100; i++ {
+		hundred.Samples = append(hundred.Samples, sample{D: time.Duration(i) * time.Millisecond, Counted: true})
+	}
+	few := rowOf("python", "print(1)", modeBusy, 4, 9, 2)
+	few.Samples[2].Start, few.Samples[1].Start, few.Samples[0].Start = "pool", "restore", "pool"
+	rep := report{Rows: []row{few, hundred}, Throughput: []throughput{{Lang: "python", Target: targetRawRestore, Concurrency: 2,
+		Elapsed: time.Second, Runs: 2, Latencies: []time.Duration{300 * time.Millisecond, 500 * time.Millisecond}}}}
+	var buf bytes.Buffer
+	rep.print(&buf)
+	lines := strings.Split(buf.String(), "\n")
+	line := func(prefix string) []string {
+		for _, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				return strings.Fields(l)
+			}
+		}
+		t.Fatalf("no line starts with %q in\n%s", prefix, buf.String())
+		return nil
+	}
+	// lang, probe (one word), mode (three words), n, p50, then the upper end.
+	if f := line("python  print(1)"); f[5] != "3" || f[6] != "4.00" || f[7] != "max" || f[8] != "9.00" || !strings.Contains(strings.Join(f, " "), "starts pool×2 restore×1") {
+		t.Errorf("3-sample row: %q", f)
+	}
+	// lang, probe (three words), mode, n, p50, p99.
+	if f := line("python  x + 1"); f[5] != "100" || f[6] != "51.00" || f[7] != "99.00" {
+		t.Errorf("100-sample row: %q", f)
+	}
+	if f := line("python  raw runsc restore+delete"); f[8] != "500.00" || f[9] != "max" || f[10] != "500.00" {
+		t.Errorf("throughput row: %q", f)
 	}
 }

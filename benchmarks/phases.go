@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"slices"
 	"time"
 )
@@ -31,46 +32,139 @@ func snapshotted() []lang {
 	return out
 }
 
+// nativePhase times each template's own interpreter from its root
+// filesystem (the baseline), then the host's at the same path where the
+// host can run the probes.
 func nativePhase(ctx context.Context, o options, rep *report) error {
-	for _, l := range langs {
-		for _, p := range l.probes {
-			r, err := nativeRow(ctx, l, p, o.nativeN)
-			if err != nil {
-				return err
-			}
-			rep.Rows = append(rep.Rows, r)
-		}
-	}
-	return nil
-}
-
-func rawPhase(ctx context.Context, o options, rep *report) error {
 	for _, l := range langs {
 		fs, err := templateRootfs(o.cache, l.name)
 		if err != nil {
 			return err
 		}
-		for _, p := range l.probes {
-			r, err := rawRow(ctx, o, l, p, fs, o.rawN)
-			if err != nil {
-				return err
+		var rows []row
+		err = inReadOnlyRoot(fs, func(root string) error {
+			var err error
+			rows, err = nativeRows(ctx, l, modeNative, "rootfs", o.nativeN, false, func(argv []string) *exec.Cmd { return rootfsCommand(root, argv) })
+			return err
+		})
+		rep.Rows = append(rep.Rows, rows...)
+		if err != nil {
+			return err
+		}
+		rows, err = nativeRows(ctx, l, modeHost, "host", o.nativeN, true, hostCommand)
+		rep.Rows = append(rep.Rows, rows...)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if len(r.Samples) == 0 {
+				progress("note: %s %s row: %s", r.Lang, r.Mode, r.Note)
 			}
-			rep.Rows = append(rep.Rows, r)
 		}
 	}
 	return nil
 }
 
-// pooledPhase serves every template from full pools restored from
-// snapshots where the template allows them: warm runs, sessions, the
-// memory of the idle pools, then the throughput.
-func pooledPhase(ctx context.Context, o options, rep *report) (err error) {
+// rawRuntimes are the raw runsc baselines of one bench run, one per
+// template, made on first use: a snapshotted template's checkpoint is
+// taken once and restored by every phase that needs it.
+type rawRuntimes struct {
+	o      options
+	byName map[string]*rawRuntime
+	images map[string]*rawImage
+}
+
+func (rs *rawRuntimes) get(name string) (*rawRuntime, error) {
+	if rt, ok := rs.byName[name]; ok {
+		return rt, nil
+	}
+	rt, err := newRawRuntime(rs.o, name)
+	if err != nil {
+		return nil, err
+	}
+	if rs.byName == nil {
+		rs.byName = map[string]*rawRuntime{}
+	}
+	rs.byName[name] = rt
+	return rt, nil
+}
+
+// image checkpoints l's waiting interpreter after the template's warm-up,
+// once.
+func (rs *rawRuntimes) image(ctx context.Context, l lang) (*rawRuntime, *rawImage, error) {
+	rt, err := rs.get(l.name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if img, ok := rs.images[l.name]; ok {
+		return rt, img, nil
+	}
+	img, err := rt.checkpoint(ctx, append(append([]string(nil), l.inSandbox...), waitingProgram(rt.warmup)))
+	if err != nil {
+		return nil, nil, err
+	}
+	if rs.images == nil {
+		rs.images = map[string]*rawImage{}
+	}
+	rs.images[l.name] = img
+	return rt, img, nil
+}
+
+func (rs *rawRuntimes) close() {
+	for _, rt := range rs.byName {
+		rt.close()
+	}
+}
+
+// rawPhase times raw `runsc run`s of every probe and, for snapshotted
+// templates, raw restores of the template's checkpointed interpreter.
+func rawPhase(ctx context.Context, rs *rawRuntimes, o options, rep *report) error {
+	for _, l := range langs {
+		rt, err := rs.get(l.name)
+		if err != nil {
+			return err
+		}
+		for _, p := range l.probes {
+			r, err := rawRow(ctx, rt, l, p, o.rawN)
+			rep.Rows = append(rep.Rows, r)
+			if err != nil {
+				return err
+			}
+		}
+		if !l.snapshotted {
+			continue
+		}
+		rt, img, err := rs.image(ctx, l)
+		if err != nil {
+			return err
+		}
+		for _, p := range l.probes {
+			r, err := rawRestoreRow(ctx, rt, img, l, p, o.rawN)
+			rep.Rows = append(rep.Rows, r)
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// pooledPhase serves every template from pools held at o.pool, restored
+// from snapshots where the template allows them: warm runs from a full
+// idle pool, warm runs back to back, sessions, then the memory of the
+// idle pools.
+func pooledPhase(ctx context.Context, o options, cg memCgroups, rep *report) (err error) {
 	s, err := startServer(ctx, o, serverConfig{name: "pooled", templates: langNames(langs), pool: o.pool, snapshots: true})
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
 	for _, l := range langs {
+		if l.snapshotted {
+			if err := s.awaitRestoredPool(ctx, l, restoreTimeout); err != nil {
+				return err
+			}
+		}
 		// One unmeasured run per language: first-use costs on both sides.
 		if err := s.awaitFull(ctx, l.name); err != nil {
 			return err
@@ -85,6 +179,13 @@ func pooledPhase(ctx context.Context, o options, rep *report) (err error) {
 				return err
 			}
 		}
+		for _, p := range l.probes {
+			r, err := s.busyRow(ctx, l, p, o.busyN, o.busyInterval)
+			rep.Rows = append(rep.Rows, r)
+			if err != nil {
+				return err
+			}
+		}
 	}
 	for _, l := range langs {
 		r, err := s.sessionRow(ctx, l, o.sessionN)
@@ -93,14 +194,34 @@ func pooledPhase(ctx context.Context, o options, rep *report) (err error) {
 			return err
 		}
 	}
-	progress("reading the memory of %d idle sandboxes per template", o.pool)
-	mems, err := s.idleMemory(ctx, o.memSettle)
+	if rep.MemoryNote != "" {
+		return nil
+	}
+	progress("reading the memory of %d idle sandboxes per template (%s)", o.pool, cg)
+	mems, err := s.idleMemory(ctx, cg, o.memSettle)
 	if err != nil {
 		rep.MemoryNote = "memory not measured: " + err.Error()
 	}
 	rep.Memory = append(rep.Memory, mems...)
+	return nil
+}
+
+// shippedPhase measures sustained throughput on a server whose pools
+// keep the sizes their templates ship with, adaptive sizing on, as `make
+// run` serves them.
+func shippedPhase(ctx context.Context, o options, rep *report) (err error) {
+	s, err := startServer(ctx, o, serverConfig{name: "as shipped", templates: o.tpLangs, pool: poolShipped, snapshots: true})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
 	for _, name := range o.tpLangs {
 		l, _ := langByName(name)
+		if l.snapshotted {
+			if err := s.awaitRestoredPool(ctx, l, restoreTimeout); err != nil {
+				return err
+			}
+		}
 		progress("%s one-shot throughput for %s", name, o.tpDuration)
 		t, err := s.paddockRate(ctx, l, o.tpConcurrency, o.tpDuration)
 		if err != nil {
@@ -168,9 +289,9 @@ func coldPhase(ctx context.Context, o options, rep *report) (err error) {
 
 // coldMemoryPhase fills python pools by cold starts, to compare their
 // memory with restored ones.
-func coldMemoryPhase(ctx context.Context, o options, rep *report) (err error) {
+func coldMemoryPhase(ctx context.Context, o options, cg memCgroups, rep *report) (err error) {
 	ls := snapshotted()
-	if len(ls) == 0 || o.pool == 0 {
+	if len(ls) == 0 || o.pool == 0 || rep.MemoryNote != "" {
 		return nil
 	}
 	s, err := startServer(ctx, o, serverConfig{name: "cold pooled", templates: langNames(ls), pool: o.pool, snapshots: false})
@@ -178,20 +299,40 @@ func coldMemoryPhase(ctx context.Context, o options, rep *report) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
-	mems, err := s.idleMemory(ctx, o.memSettle)
+	mems, err := s.idleMemory(ctx, cg, o.memSettle)
 	rep.Memory = append(rep.Memory, mems...)
 	return err
 }
 
-func rawRatePhase(ctx context.Context, o options, rep *report) error {
+// rawRatePhase measures the raw runsc rate of each throughput language
+// with the kind of start its Paddock pool uses (a restore for snapshotted
+// templates, a cold `runsc run` otherwise) and, for snapshotted ones, the
+// cold rate as well: the target in docs/architecture.md is against it.
+func rawRatePhase(ctx context.Context, rs *rawRuntimes, o options, rep *report) error {
 	for _, name := range o.tpLangs {
 		l, _ := langByName(name)
-		fs, err := templateRootfs(o.cache, l.name)
+		if l.snapshotted {
+			rt, img, err := rs.image(ctx, l)
+			if err != nil {
+				return err
+			}
+			progress("%s raw runsc restore rate for %s", name, o.tpDuration)
+			t, err := rawRate(ctx, l, targetRawRestore, o.tpConcurrency, o.tpDuration, func(ctx context.Context, code string) (rawResult, error) {
+				return rt.restore(ctx, img, code)
+			})
+			if err != nil {
+				return err
+			}
+			rep.Throughput = append(rep.Throughput, t)
+		}
+		rt, err := rs.get(l.name)
 		if err != nil {
 			return err
 		}
-		progress("%s raw runsc rate for %s", name, o.tpDuration)
-		t, err := rawRate(ctx, o, l, fs, o.tpConcurrency, o.tpDuration)
+		progress("%s raw runsc run rate for %s", name, o.tpDuration)
+		t, err := rawRate(ctx, l, targetRaw, o.tpConcurrency, o.tpDuration, func(ctx context.Context, code string) (rawResult, error) {
+			return rt.run(ctx, append(append([]string(nil), l.inSandbox...), code))
+		})
 		if err != nil {
 			return err
 		}
@@ -203,7 +344,7 @@ func rawRatePhase(ctx context.Context, o options, rep *report) error {
 // sortRows orders rows by language, then probe, then mode from the
 // slowest baseline to the warmest path; sessions come last.
 func sortRows(rows []row) {
-	modes := []string{modeNative, modeRaw, modeCold, modeRestore, modePool, modeSession}
+	modes := []string{modeNative, modeHost, modeRaw, modeRawRestore, modeCold, modeRestore, modePool, modeBusy, modeSession}
 	langIdx := func(name string) int {
 		return slices.IndexFunc(langs, func(l lang) bool { return l.name == name })
 	}

@@ -8,10 +8,13 @@ import (
 // lang is one language's probes and its native interpreter.
 type lang struct {
 	name string
-	// native runs a program unsandboxed: native + [program]. It is Debian's
-	// own interpreter, the same package the templates install, not a
-	// version-manager shim that would inflate it.
+	// native runs a program unsandboxed: native + [program]. The path is
+	// Debian's, so it names the template's own interpreter in its root
+	// filesystem (the baseline) and, on the host, whatever Debian package
+	// the host has (a second row), never a version-manager shim.
 	native []string
+	// version is the argument list that makes native[0] print its version.
+	version []string
 	// inSandbox runs a program under raw runsc: inSandbox + [program].
 	inSandbox []string
 	// snapshotted says whether the template's pool refills from a snapshot.
@@ -43,6 +46,7 @@ var langs = []lang{
 	{
 		name:        "python",
 		native:      []string{"/usr/bin/python3", "-c"},
+		version:     []string{"-c", "import sys; print(sys.version.split()[0])"},
 		inSandbox:   []string{"python3", "-c"},
 		snapshotted: true,
 		setup:       "x = 1",
@@ -55,6 +59,7 @@ var langs = []lang{
 	{
 		name:      "node",
 		native:    []string{"/usr/bin/node", "-e"},
+		version:   []string{"--version"},
 		inSandbox: []string{"node", "-e"},
 		setup:     "var x = 1",
 		expr:      "x + 1",

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,92 +13,172 @@ import (
 	"syscall"
 	"time"
 
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+
 	"github.com/paddock-dev/paddock/rootfs"
+	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/runsc"
 	"github.com/paddock-dev/paddock/templates"
 )
 
-// rawBundle is an OCI bundle that runs one program in a template's root
-// filesystem under runsc, without Paddock: no agent, no HTTP, no cgroup
-// limits. It is the baseline of the cold path and of the throughput.
-type rawBundle struct {
-	runsc string
-	dir   string // the bundle, holding config.json
-	root  string // runsc's --root
+// rawPlatform is the gVisor platform `paddock serve` uses by default, and
+// so the one the bench's servers run on.
+const rawPlatform = "systrap"
+
+// rawRuntime runs programs of one template under runsc without Paddock:
+// no agent, no pool, no HTTP. Each container gets the OCI spec Paddock
+// renders for the template's sandboxes (runsc.OCISpec: the same memory,
+// CPU and pids cgroup limits, rlimits, mounts and overlay size), with the
+// interpreter as its process in place of the agent. It is the baseline of
+// cold starts, restores and throughput.
+type rawRuntime struct {
+	runsc    string
+	dir      string // bundles, images and runsc's state, private to the bench
+	root     string // runsc's --root
+	agentDir string // mounted where sandboxes mount the agent
+	spec     runner.Spec
+	warmup   string // the template's warm-up code
 }
 
-func newRawBundle(runsc, rootfs string, argv []string) (*rawBundle, error) {
+func newRawRuntime(o options, name string) (*rawRuntime, error) {
+	t, err := templates.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := templateRootfs(o.cache, name)
+	if err != nil {
+		return nil, err
+	}
 	dir, err := os.MkdirTemp("", "paddock-rawrunsc-")
 	if err != nil {
 		return nil, err
 	}
-	spec := map[string]any{
-		"ociVersion": "1.0.0",
-		"process": map[string]any{
-			"user": map[string]any{"uid": 1000, "gid": 1000},
-			"args": argv, "cwd": "/workspace",
-			"env": []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/workspace"},
-		},
-		"root":   map[string]any{"path": rootfs, "readonly": false},
-		"mounts": []map[string]any{{"destination": "/proc", "type": "proc", "source": "proc"}},
-		"linux": map[string]any{"namespaces": []map[string]string{
-			{"type": "pid"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"}, {"type": "network"}}},
+	agent, err := filepath.Abs(o.agent)
+	if err != nil {
+		return nil, errors.Join(err, os.RemoveAll(dir))
 	}
-	b, _ := json.Marshal(spec)
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), b, 0o600); err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, err
-	}
-	return &rawBundle{runsc: runsc, dir: dir, root: filepath.Join(dir, "root")}, nil
+	return &rawRuntime{runsc: o.runsc, dir: dir, root: filepath.Join(dir, "root"), agentDir: filepath.Dir(agent),
+		spec:   runner.Spec{Template: t.Name, Language: t.Language, Rootfs: fs, Limits: templateLimits(t.Limits)},
+		warmup: t.Warmup}, nil
 }
 
-// run does `runsc run` (create, start, wait) and then `runsc delete`. It
-// returns the program's stdout and the time of `runsc run` alone.
-func (b *rawBundle) run(ctx context.Context) (string, time.Duration, error) {
+// templateLimits are a template's limits as a sandbox spec carries them.
+func templateLimits(l templates.Limits) runner.Limits {
+	return runner.Limits{MemoryBytes: l.MemoryBytes(), Processes: l.Processes, CPUs: l.CPUs,
+		DiskBytes: l.DiskBytes(), OpenFiles: l.OpenFiles}
+}
+
+// rawSpec is Paddock's spec for container id with argv as its process,
+// run as the sandbox user in /workspace with no capabilities.
+func (rt *rawRuntime) rawSpec(id string, argv []string) *specs.Spec {
+	s := runsc.OCISpec(id, rt.spec, rt.agentDir)
+	s.Process = &specs.Process{
+		User:            specs.User{UID: sandboxUser, GID: sandboxUser},
+		Args:            argv,
+		Env:             rootfsEnv,
+		Cwd:             "/workspace",
+		Rlimits:         s.Process.Rlimits,
+		NoNewPrivileges: true,
+	}
+	return s
+}
+
+// bundle writes container id's bundle and returns its directory.
+func (rt *rawRuntime) bundle(id string, argv []string) (string, error) {
+	dir := filepath.Join(rt.dir, "bundles", id)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(rt.rawSpec(id, argv))
+	if err != nil {
+		return "", err
+	}
+	return dir, os.WriteFile(filepath.Join(dir, "config.json"), b, 0o600)
+}
+
+// command is one runsc invocation; create says it brings a container up
+// (run, restore) and carries Paddock's create flags.
+func (rt *rawRuntime) command(ctx context.Context, create bool, args ...string) *exec.Cmd {
+	argv := []string{"--root=" + rt.root, "--platform=" + rawPlatform}
+	if create {
+		argv = append(argv, runsc.CreateFlags(rt.spec)...)
+	}
+	return exec.CommandContext(ctx, rt.runsc, append(argv, args...)...)
+}
+
+// remove force-deletes container id and its bundle.
+func (rt *rawRuntime) remove(id string) error {
+	// Not ctx's: a cancelled bench still deletes what it made.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := rt.command(ctx, false, "delete", "--force", id).Run()
+	if err != nil {
+		err = fmt.Errorf("runsc delete %s: %w", id, err)
+	}
+	return errors.Join(err, os.RemoveAll(filepath.Join(rt.dir, "bundles", id)))
+}
+
+// rawResult is one raw run: its stdout and how long it took, from
+// writing the bundle to the end of `runsc delete`.
+type rawResult struct {
+	Stdout string
+	Total  time.Duration
+	// Delete is the part of Total spent in `runsc delete`.
+	Delete time.Duration
+}
+
+// run does `runsc run` of argv (create, start, wait) and then `runsc
+// delete`, both timed.
+func (rt *rawRuntime) run(ctx context.Context, argv []string) (rawResult, error) {
+	var res rawResult
+	id := rawID()
+	begin := time.Now()
+	bundle, err := rt.bundle(id, argv)
+	if err != nil {
+		return res, err
+	}
+	out, runErr := output(ctx, rt.command(ctx, true, "run", "--bundle="+bundle, id))
+	deleted := time.Now()
+	delErr := rt.remove(id)
+	res = rawResult{Stdout: out, Total: time.Since(begin), Delete: time.Since(deleted)}
+	if runErr != nil {
+		runErr = fmt.Errorf("runsc run %s: %w", id, runErr)
+	}
+	return res, errors.Join(runErr, delErr)
+}
+
+// rawID is a fresh container ID; fixed length, so that no ID is a prefix
+// of another.
+func rawID() string {
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
-	// Fixed length: no ID is a prefix of another running one.
-	id := "raw-" + hex.EncodeToString(rnd[:])
-	start := time.Now()
-	out, err := exec.CommandContext(ctx, b.runsc, "--root="+b.root, "--network=none", "run", "--bundle="+b.dir, id).Output()
-	d := time.Since(start)
-	delErr := exec.Command(b.runsc, "--root="+b.root, "delete", "--force", id).Run()
-	if err != nil {
-		return string(out), d, fmt.Errorf("runsc run %s: %w", id, err)
-	}
-	if delErr != nil {
-		return string(out), d, fmt.Errorf("runsc delete %s: %w", id, delErr)
-	}
-	return string(out), d, nil
+	return "raw-" + hex.EncodeToString(rnd[:])
 }
 
 // close releases the network namespace runsc pins under its root and
-// removes the bundle.
-func (b *rawBundle) close() {
+// removes the bundles, images and state.
+func (rt *rawRuntime) close() {
 	for range 64 {
-		if syscall.Unmount(filepath.Join(b.root, "null-netns"), syscall.MNT_DETACH) != nil {
+		if syscall.Unmount(filepath.Join(rt.root, "null-netns"), syscall.MNT_DETACH) != nil {
 			break
 		}
 	}
-	_ = os.RemoveAll(b.dir)
+	_ = os.RemoveAll(rt.dir)
 }
 
-// rawRow times n raw `runsc run`s of p.
-func rawRow(ctx context.Context, o options, l lang, p probe, fs string, n int) (row, error) {
+// rawRow times n raw `runsc run` + `runsc delete` of p.
+func rawRow(ctx context.Context, rt *rawRuntime, l lang, p probe, n int) (row, error) {
 	r := row{Lang: l.name, Probe: p.name, Mode: modeRaw}
-	b, err := newRawBundle(o.runsc, fs, append(append([]string(nil), l.inSandbox...), p.code))
-	if err != nil {
-		return r, err
-	}
-	defer b.close()
+	argv := append(append([]string(nil), l.inSandbox...), p.code)
 	for range n {
-		out, d, err := b.run(ctx)
+		res, err := rt.run(ctx, argv)
 		if err != nil {
 			return r, err
 		}
-		if !p.ok(out) {
-			return r, fmt.Errorf("raw runsc %s %s: stdout %q", l.name, p.name, out)
+		if !p.ok(res.Stdout) {
+			return r, fmt.Errorf("raw runsc %s %s: stdout %q", l.name, p.name, res.Stdout)
 		}
-		r.Samples = append(r.Samples, sample{D: d, Counted: true})
+		r.Samples = append(r.Samples, sample{D: res.Total, Counted: true, Delete: res.Delete})
 	}
 	return r, nil
 }

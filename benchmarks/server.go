@@ -21,22 +21,42 @@ type serverConfig struct {
 	name      string // for messages: "pooled", "restore", "cold"…
 	templates []string
 	// pool is both the floor and the ceiling of every template's pool,
-	// so that adaptive sizing leaves it alone.
+	// so that adaptive sizing leaves it alone; poolShipped leaves each
+	// template's own floor and ceiling, with adaptive sizing as shipped.
 	pool      int
 	snapshots bool
 }
 
+// describe names the server and its pool and snapshot settings.
+func (c serverConfig) describe() string {
+	pool := "pools as shipped"
+	if c.pool != poolShipped {
+		pool = fmt.Sprintf("pool %d", c.pool)
+	}
+	snap := "snapshots off"
+	if c.snapshots {
+		snap = "snapshots on"
+	}
+	return fmt.Sprintf("%s (%s, %s)", c.name, pool, snap)
+}
+
+// poolShipped is serverConfig.pool for the pool sizes templates ship with.
+const poolShipped = -1
+
 func (c serverConfig) args(o options, addr, state string) []string {
-	return []string{"serve", "--listen=" + addr, "--runsc=" + o.runsc, "--agent=" + o.agent,
-		"--cache-dir=" + o.cache, "--state-dir=" + state, "--build-rootfs=false",
+	args := []string{"serve", "--listen=" + addr, "--runsc=" + o.runsc, "--agent=" + o.agent,
+		"--cache-dir=" + o.cache, "--state-dir=" + state, "--build-rootfs=false", "--snapshot-dir=" + o.snapshots,
 		"--templates=" + strings.Join(c.templates, ","),
-		"--pool-size=" + strconv.Itoa(c.pool), "--pool-max=" + strconv.Itoa(c.pool),
 		"--snapshots=" + strconv.FormatBool(c.snapshots),
 		"--log-level=warn", "--tenant-rate=0", "--tenant-max-runs=16"}
+	if c.pool != poolShipped {
+		args = append(args, "--pool-size="+strconv.Itoa(c.pool), "--pool-max="+strconv.Itoa(c.pool))
+	}
+	return args
 }
 
 // serveFlags are the flags of `paddock serve` the bench relies on.
-var serveFlags = []string{"listen", "runsc", "agent", "cache-dir", "state-dir", "build-rootfs",
+var serveFlags = []string{"listen", "runsc", "agent", "cache-dir", "state-dir", "build-rootfs", "snapshot-dir",
 	"templates", "pool-size", "pool-max", "snapshots", "log-level", "tenant-rate", "tenant-max-runs"}
 
 // checkServeFlags fails early, naming them, when the paddock binary lacks

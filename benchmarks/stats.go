@@ -7,12 +7,15 @@ import (
 
 // Modes of a latency row: how the program got an interpreter.
 const (
-	modeNative  = "native"    // unsandboxed process on the host
-	modeRaw     = "raw runsc" // `runsc run` of the bare interpreter, no Paddock
-	modeCold    = "cold"      // Paddock, no pool, no snapshot: started on the request path
-	modeRestore = "restore"   // Paddock, no pool: restored from the snapshot on the request path
-	modePool    = "warm pool" // Paddock, taken ready from the pool
-	modeSession = "session"   // execute in an open session, HTTP round trip
+	modeNative     = "native rootfs"     // the template's interpreter, unsandboxed: the baseline
+	modeHost       = "native host"       // the host's interpreter at the same path
+	modeRaw        = "raw runsc run"     // `runsc run` + delete of the bare interpreter, Paddock's limits, no Paddock
+	modeRawRestore = "raw runsc restore" // `runsc restore` + delete of a warmed-up interpreter, Paddock's limits, no Paddock
+	modeCold       = "cold"              // Paddock, no pool, no snapshot: started on the request path
+	modeRestore    = "restore"           // Paddock, no pool: restored from the snapshot on the request path
+	modePool       = "warm pool idle"    // Paddock, taken from a full, idle pool
+	modeBusy       = "warm pool busy"    // Paddock, runs back to back at a steady rate, pool at its floor
+	modeSession    = "session"           // execute in an open session, HTTP round trip
 )
 
 // sample is one timed attempt. Server fields are empty for native and raw
@@ -25,6 +28,8 @@ type sample struct {
 	// it is kept in the raw output but not in the percentiles.
 	Counted bool
 	Timing  *serverTiming
+	// Delete is the part of D a raw runsc sample spent in `runsc delete`.
+	Delete time.Duration
 }
 
 // serverTiming is the phase breakdown a run response carries.
@@ -58,7 +63,6 @@ func (r row) counted() []time.Duration {
 }
 
 func (r row) p50() time.Duration { return percentile(r.counted(), 0.5) }
-func (r row) p99() time.Duration { return percentile(r.counted(), 0.99) }
 
 // serverStartP50 is the p50 of the server's own start phase (restore or
 // cold start on the request path; zero for a pool hit), or -1 without
@@ -86,6 +90,22 @@ func percentile(s []time.Duration, p float64) time.Duration {
 	c := slices.Clone(s)
 	slices.Sort(c)
 	return c[nearestRank(len(c), p)]
+}
+
+// supports reports whether n samples support the p-quantile: at least
+// 1/(1-p) of them, so that at least one sample lies above it (100 for
+// p99, 2 for p50). Below that the quantile is the maximum by another name.
+func supports(n int, p float64) bool {
+	return p < 1 && float64(n)*(1-p) >= 1-1e-9
+}
+
+// upper is the upper end of s that s supports: its p99 from 100 samples
+// on, else its maximum. label says which ("p99" or "max").
+func upper(s []time.Duration) (label string, d time.Duration) {
+	if supports(len(s), 0.99) {
+		return "p99", percentile(s, 0.99)
+	}
+	return "max", percentile(s, 1)
 }
 
 func nearestRank(n int, p float64) int {

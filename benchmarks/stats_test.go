@@ -54,14 +54,87 @@ func TestRowCountsOnlyMatchingStarts(t *testing.T) {
 	if got := len(r.counted()); got != 2 {
 		t.Errorf("counted %d samples, want 2", got)
 	}
-	if got := r.p99(); got != 12*time.Millisecond {
-		t.Errorf("p99 = %v, want 12ms", got)
+	if label, got := upper(r.counted()); label != "max" || got != 12*time.Millisecond {
+		t.Errorf("upper = %s %v, want max 12ms", label, got)
 	}
 	if got := r.serverStartP50(); got != 6 {
 		t.Errorf("server start p50 = %v, want 6", got)
 	}
 	if got := (row{}).serverStartP50(); got != -1 {
 		t.Errorf("server start p50 without timings = %v, want -1", got)
+	}
+}
+
+func TestSupports(t *testing.T) {
+	tests := []struct {
+		n    int
+		p    float64
+		want bool
+	}{
+		{0, 0.5, false},
+		{1, 0.5, false},
+		{2, 0.5, true},
+		{99, 0.99, false},
+		{100, 0.99, true},
+		{1000, 0.99, true},
+		{9, 0.9, false},
+		{10, 0.9, true},
+		{1000, 1, false},
+	}
+	for _, tt := range tests {
+		if got := supports(tt.n, tt.p); got != tt.want {
+			t.Errorf("supports(%d, %v) = %v, want %v", tt.n, tt.p, got, tt.want)
+		}
+	}
+}
+
+func TestUpperIsP99OnlyFrom100Samples(t *testing.T) {
+	ms := func(vs ...int) []time.Duration {
+		var out []time.Duration
+		for _, v := range vs {
+			out = append(out, time.Duration(v)*time.Millisecond)
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		s         []time.Duration
+		wantLabel string
+		want      time.Duration
+		printed   string
+	}{
+		{"none", nil, "max", 0, "-"},
+		{"5 samples: max", ms(5, 1, 9, 3, 2), "max", 9 * time.Millisecond, "max 9.00"},
+		{"99 samples: max", ms(seq(1, 99)...), "max", 99 * time.Millisecond, "max 99.00"},
+		{"100 samples: p99", ms(seq(1, 100)...), "p99", 99 * time.Millisecond, "99.00"},
+		{"200 samples: p99", ms(seq(1, 200)...), "p99", 198 * time.Millisecond, "198.00"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			label, got := upper(tt.s)
+			if label != tt.wantLabel || got != tt.want {
+				t.Errorf("upper = %s %v, want %s %v", label, got, tt.wantLabel, tt.want)
+			}
+			if p := fmtUpper(tt.s); p != tt.printed {
+				t.Errorf("printed %q, want %q", p, tt.printed)
+			}
+		})
+	}
+}
+
+func TestFmtP50NeedsTwoSamples(t *testing.T) {
+	tests := []struct {
+		s    []time.Duration
+		want string
+	}{
+		{nil, "-"},
+		{[]time.Duration{7 * time.Millisecond}, "1 run 7.00"},
+		{[]time.Duration{7 * time.Millisecond, 3 * time.Millisecond}, "7.00"},
+	}
+	for _, tt := range tests {
+		if got := fmtP50(tt.s); got != tt.want {
+			t.Errorf("fmtP50(%v) = %q, want %q", tt.s, got, tt.want)
+		}
 	}
 }
 

@@ -25,16 +25,17 @@ type report struct {
 func (rep report) print(w io.Writer) {
 	fmt.Fprintln(w, "\n== time to first result (HTTP end to end for Paddock rows) ==")
 	printLatency(w, rep.Rows)
+	fmt.Fprintln(w, "p99 is printed from 100 samples on; below that the column holds the maximum, marked \"max\".")
 	if len(rep.Throughput) > 0 {
 		fmt.Fprintln(w, "\n== sustained one-shot throughput, a fresh sandbox per run ==")
 		printThroughput(w, rep.Throughput)
 	}
-	fmt.Fprintln(w, "\n== host memory per idle pooled sandbox (memory cgroup) ==")
+	fmt.Fprintln(w, "\n== host memory per idle pooled sandbox (memory cgroup), by how each sandbox was made ==")
 	if rep.MemoryNote != "" {
 		fmt.Fprintln(w, rep.MemoryNote)
 	}
 	printMemory(w, rep.Memory)
-	fmt.Fprintln(w, "\n== headline (targets from docs/architecture.md) ==")
+	fmt.Fprintln(w, "\n== headline (targets from docs/architecture.md; ratios against the template's own interpreter, unsandboxed) ==")
 	for _, h := range headlines(rep.Rows, rep.Throughput, rep.Memory) {
 		fmt.Fprintln(w, h)
 	}
@@ -42,11 +43,36 @@ func (rep report) print(w io.Writer) {
 
 func fmtMS(d time.Duration) string { return fmt.Sprintf("%.2f", msOf(d)) }
 
-// printLatency prints each row's p50/p99 and its p50 as a multiple of the
-// same language and probe's native, cold and raw runsc p50s.
+// fmtP50 is the median of s, or the one value marked as such.
+func fmtP50(s []time.Duration) string {
+	switch {
+	case len(s) == 0:
+		return "-"
+	case !supports(len(s), 0.5):
+		return "1 run " + fmtMS(s[0])
+	}
+	return fmtMS(percentile(s, 0.5))
+}
+
+// fmtUpper is the p99 of s where s supports it, else "max" and the
+// maximum.
+func fmtUpper(s []time.Duration) string {
+	if len(s) == 0 {
+		return "-"
+	}
+	label, d := upper(s)
+	if label == "p99" {
+		return fmtMS(d)
+	}
+	return label + " " + fmtMS(d)
+}
+
+// printLatency prints each row's p50 and upper end and its p50 as a
+// multiple of the same language and probe's native rootfs, cold and raw
+// runsc p50s.
 func printLatency(w io.Writer, rows []row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "lang\tprobe\tmode\tn\tp50 ms\tp99 ms\tserver start p50 ms\t/ native\t/ cold\t/ raw runsc\toff-mode runs\tnote\t")
+	fmt.Fprintln(tw, "lang\tprobe\tmode\tn\tp50 ms\tp99 ms\tserver start p50 ms\t/ native rootfs\t/ cold\t/ raw run\t/ raw restore\toff-mode runs\tnote\t")
 	vs := func(r row, mode string) string {
 		if r.Mode == mode {
 			return "-"
@@ -61,11 +87,8 @@ func printLatency(w io.Writer, rows []row) {
 		return "-"
 	}
 	for _, r := range rows {
-		n := len(r.counted())
-		p50, p99, start := "-", "-", "-"
-		if n > 0 {
-			p50, p99 = fmtMS(r.p50()), fmtMS(r.p99())
-		}
+		c := r.counted()
+		start := "-"
 		if v := r.serverStartP50(); v >= 0 {
 			start = fmt.Sprintf("%.2f", v)
 		}
@@ -73,41 +96,77 @@ func printLatency(w io.Writer, rows []row) {
 		if r.Mismatches > 0 {
 			miss = fmt.Sprintf("%d (%s)", r.Mismatches, offModeKinds(r))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Lang, r.Probe, r.Mode, n, p50, p99, start,
-			vs(r, modeNative), vs(r, modeCold), vs(r, modeRaw), miss, r.Note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Lang, r.Probe, r.Mode, len(c), fmtP50(c), fmtUpper(c), start,
+			vs(r, modeNative), vs(r, modeCold), vs(r, modeRaw), vs(r, modeRawRestore), miss, rowNote(r))
 	}
 	tw.Flush()
 }
 
-// offModeKinds lists the start kinds of r's uncounted samples.
-func offModeKinds(r row) string {
-	kinds := map[string]int{}
+// rowNote is r's note, with what its samples hold that the columns don't:
+// how the busy regime's sandboxes were started, and the delete inside a
+// raw runsc time.
+func rowNote(r row) string {
+	var parts []string
+	if r.Note != "" {
+		parts = append(parts, r.Note)
+	}
+	if r.Mode == modeBusy && len(r.Samples) > 0 {
+		parts = append(parts, "starts "+startKinds(r.Samples))
+	}
+	var del []time.Duration
 	for _, s := range r.Samples {
-		if !s.Counted {
-			kinds[s.Start]++
+		if s.Counted && s.Delete > 0 {
+			del = append(del, s.Delete)
 		}
 	}
+	if len(del) > 0 {
+		parts = append(parts, "incl. runsc delete p50 "+fmtMS(percentile(del, 0.5))+" ms")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// startKinds counts the start kinds of samples: "pool×30 restore×10".
+func startKinds(samples []sample) string {
+	kinds := map[string]int{}
+	for _, s := range samples {
+		kinds[s.Start]++
+	}
+	return countList(kinds)
+}
+
+// countList renders counts by name, sorted by name: "a×1 b×2".
+func countList(m map[string]int) string {
 	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(kinds)) {
-		parts = append(parts, fmt.Sprintf("%s×%d", k, kinds[k]))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s×%d", k, m[k]))
 	}
 	return strings.Join(parts, " ")
 }
 
+// offModeKinds lists the start kinds of r's uncounted samples.
+func offModeKinds(r row) string {
+	var off []sample
+	for _, s := range r.Samples {
+		if !s.Counted {
+			off = append(off, s)
+		}
+	}
+	return startKinds(off)
+}
+
 func printThroughput(w io.Writer, tps []throughput) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "lang\twhat\tconcurrency\tseconds\truns\truns/s\tlatency p50 ms\tp99 ms\tbusy answers\tstart kinds\t")
+	fmt.Fprintln(tw, "lang\twhat\tconcurrency\tseconds\truns\truns/s\tlatency p50 ms\tp99 ms\tbusy answers\tstart kinds\tsandboxes made meanwhile\t")
 	for _, t := range tps {
-		kinds := "-"
+		kinds, made := "-", "-"
 		if len(t.Starts) > 0 {
-			var parts []string
-			for _, k := range slices.Sorted(maps.Keys(t.Starts)) {
-				parts = append(parts, fmt.Sprintf("%s×%d", k, t.Starts[k]))
-			}
-			kinds = strings.Join(parts, " ")
+			kinds = countList(t.Starts)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%d\t%.2f\t%s\t%s\t%d\t%s\t\n", t.Lang, t.Target, t.Concurrency, t.Elapsed.Seconds(),
-			t.Runs, t.rate(), fmtMS(percentile(t.Latencies, 0.5)), fmtMS(percentile(t.Latencies, 0.99)), t.Busy, kinds)
+		if len(t.Made) > 0 {
+			made = countList(t.Made)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%d\t%.2f\t%s\t%s\t%d\t%s\t%s\t\n", t.Lang, t.Target, t.Concurrency, t.Elapsed.Seconds(),
+			t.Runs, t.rate(), fmtP50(t.Latencies), fmtUpper(t.Latencies), t.Busy, kinds, made)
 	}
 	tw.Flush()
 }
@@ -117,9 +176,9 @@ func printMemory(w io.Writer, mems []memRow) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "lang\tmade by\tsandboxes\tusage MiB/sandbox\trss MiB/sandbox\tshmem MiB/sandbox\tnote\t")
+	fmt.Fprintln(tw, "lang\tmade by\tserver\tsandboxes\tusage MiB/sandbox\trss MiB/sandbox\tshmem MiB/sandbox\tnote\t")
 	for _, m := range mems {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t\n", m.Lang, m.Start, len(m.Samples),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t\n", m.Lang, m.Start, m.Server, len(m.Samples),
 			m.meanMB(func(s memSample) uint64 { return s.Usage }),
 			m.meanMB(func(s memSample) uint64 { return s.RSS }),
 			m.meanMB(func(s memSample) uint64 { return s.Shmem }), m.Note)

@@ -10,8 +10,9 @@ import (
 
 // Targets of a throughput measurement.
 const (
-	targetPaddock = "paddock one-shot"
-	targetRaw     = "raw runsc run+delete"
+	targetPaddock    = "paddock one-shot"
+	targetRaw        = "raw runsc run+delete"
+	targetRawRestore = "raw runsc restore+delete"
 )
 
 // throughput is a sustained rate of runs, each on a fresh sandbox.
@@ -24,7 +25,10 @@ type throughput struct {
 	// Busy counts answers that asked to come back later (429, 503).
 	Busy int
 	// Starts counts the server's start kinds (pool, restore, cold).
-	Starts    map[string]int
+	Starts map[string]int
+	// Made counts the sandboxes the server made during the measurement,
+	// by how (restore, cold), pool refills included.
+	Made      map[string]int
 	Latencies []time.Duration
 }
 
@@ -86,10 +90,15 @@ func measureRate(ctx context.Context, conc int, dur time.Duration, once runFunc)
 	return t, firstErr
 }
 
-// paddockRate measures one-shot runs of l's trivial probe against s.
+// paddockRate measures one-shot runs of l's trivial probe against s,
+// counting the sandboxes s makes meanwhile by how it makes them.
 func (s *server) paddockRate(ctx context.Context, l lang, conc int, dur time.Duration) (throughput, error) {
 	p := l.probes[0]
 	if err := s.awaitFull(ctx, l.name); err != nil {
+		return throughput{}, err
+	}
+	before, err := s.madeCounts(ctx, l.name)
+	if err != nil {
 		return throughput{}, err
 	}
 	t, err := measureRate(ctx, conc, dur, func(ctx context.Context) (string, time.Duration, error) {
@@ -103,26 +112,34 @@ func (s *server) paddockRate(ctx context.Context, l lang, conc int, dur time.Dur
 		return resp.startKind(), d, nil
 	})
 	t.Lang, t.Target = l.name, targetPaddock
-	return t, err
+	if err != nil {
+		return t, err
+	}
+	after, err := s.madeCounts(ctx, l.name)
+	if err != nil {
+		return t, err
+	}
+	t.Made = map[string]int{}
+	for k, v := range after {
+		if n := v - before[k]; n > 0 {
+			t.Made[k] = n
+		}
+	}
+	return t, nil
 }
 
-// rawRate measures raw `runsc run` + `runsc delete` of l's trivial probe:
-// the rate gVisor itself allows on this machine.
-func rawRate(ctx context.Context, o options, l lang, fs string, conc int, dur time.Duration) (throughput, error) {
+// rawRate measures raw runs of l's trivial probe, each done by once and
+// deleted: the rate gVisor itself allows on this machine under Paddock's
+// limits.
+func rawRate(ctx context.Context, l lang, target string, conc int, dur time.Duration, once func(ctx context.Context, code string) (rawResult, error)) (throughput, error) {
 	p := l.probes[0]
-	b, err := newRawBundle(o.runsc, fs, append(append([]string(nil), l.inSandbox...), p.code))
-	if err != nil {
-		return throughput{}, err
-	}
-	defer b.close()
 	t, err := measureRate(ctx, conc, dur, func(ctx context.Context) (string, time.Duration, error) {
-		begin := time.Now()
-		out, _, err := b.run(ctx)
-		if err == nil && !p.ok(out) {
-			err = fmt.Errorf("raw runsc %s: stdout %q", l.name, out)
+		res, err := once(ctx, p.code)
+		if err == nil && !p.ok(res.Stdout) {
+			err = fmt.Errorf("%s %s: stdout %q", target, l.name, res.Stdout)
 		}
-		return "", time.Since(begin), err
+		return "", res.Total, err
 	})
-	t.Lang, t.Target = l.name, targetRaw
+	t.Lang, t.Target = l.name, target
 	return t, err
 }
