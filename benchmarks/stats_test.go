@@ -6,13 +6,6 @@ import (
 )
 
 func TestPercentile(t *testing.T) {
-	ms := func(vs ...int) []time.Duration {
-		var out []time.Duration
-		for _, v := range vs {
-			out = append(out, time.Duration(v)*time.Millisecond)
-		}
-		return out
-	}
 	tests := []struct {
 		name string
 		s    []time.Duration
@@ -89,13 +82,6 @@ func TestSupports(t *testing.T) {
 }
 
 func TestUpperIsP99OnlyFrom100Samples(t *testing.T) {
-	ms := func(vs ...int) []time.Duration {
-		var out []time.Duration
-		for _, v := range vs {
-			out = append(out, time.Duration(v)*time.Millisecond)
-		}
-		return out
-	}
 	tests := []struct {
 		name      string
 		s         []time.Duration
@@ -142,6 +128,15 @@ func seq(from, to int) []int {
 	var out []int
 	for i := from; i <= to; i++ {
 		out = append(out, i)
+	}
+	return out
+}
+
+// ms is a sample of the given milliseconds.
+func ms(vs ...int) []time.Duration {
+	var out []time.Duration
+	for _, v := range vs {
+		out = append(out, time.Duration(v)*time.Millisecond)
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -331,5 +332,37 @@ func waitGone(t *testing.T, pid int) {
 			t.Fatalf("process %d still exists: %s", pid, stat)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// checkTimeoutKills runs code, which prints its pid and then loops for
+// ever, and checks that the run's timeout ends it with SIGKILL and that
+// the process is gone. A program killed before it printed its pid (a slow
+// start) leaves nothing to wait for; it runs again with twice the timeout.
+func checkTimeoutKills(t *testing.T, language, code string) {
+	t.Helper()
+	for timeout := 500 * time.Millisecond; ; timeout *= 2 {
+		c := startAgent(t, testConfig(t, language))
+		c.hello()
+		res := c.run(wire.Run{Code: code, TimeoutMS: timeout.Milliseconds()})
+		exit := res.mustExit(t)
+		if exit.ExitCode != 137 || exit.Signal != 9 || exit.Reason != "timeout" {
+			t.Errorf("exit = %+v, want 137, signal 9, timeout", exit)
+		}
+		// The timer cannot fire sooner; the loop never ends by itself, so
+		// the upper bound is only a safety net.
+		if exit.ExecNS < int64(timeout) || res.elapsed > 2*time.Minute {
+			t.Errorf("exec %v, result after %v, want after %v, within two minutes", time.Duration(exit.ExecNS), res.elapsed, timeout)
+		}
+		if len(res.stdout) == 0 && timeout < time.Minute {
+			t.Logf("killed by its %v timeout before it printed: trying again", timeout)
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(res.stdout)))
+		if err != nil {
+			t.Fatalf("stdout %q: %v", res.stdout, err)
+		}
+		waitGone(t, pid)
+		return
 	}
 }

@@ -193,27 +193,7 @@ func TestNodeUncaughtException(t *testing.T) {
 
 func TestNodeTimeout(t *testing.T) {
 	t.Parallel()
-	// A program killed before it printed its pid (a slow start) leaves
-	// nothing to wait for; it runs again with twice the timeout.
-	for timeout := 500 * time.Millisecond; ; timeout *= 2 {
-		c := startAgent(t, testConfig(t, LanguageNode))
-		c.hello()
-		res := c.run(wire.Run{Code: "console.log(process.pid); for (;;) {}", TimeoutMS: timeout.Milliseconds()})
-		exit := res.mustExit(t)
-		if exit.ExitCode != 137 || exit.Signal != 9 || exit.Reason != "timeout" {
-			t.Errorf("exit = %+v, want 137, signal 9, timeout", exit)
-		}
-		if len(res.stdout) == 0 && timeout < time.Minute {
-			t.Logf("killed by its %v timeout before it printed: trying again", timeout)
-			continue
-		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(res.stdout)))
-		if err != nil {
-			t.Fatalf("stdout %q: %v", res.stdout, err)
-		}
-		waitGone(t, pid)
-		return
-	}
+	checkTimeoutKills(t, LanguageNode, "console.log(process.pid); for (;;) {}")
 }
 
 func TestNodeOutputLimit(t *testing.T) {

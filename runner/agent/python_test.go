@@ -236,33 +236,7 @@ func TestPythonNoStdinIsFast(t *testing.T) {
 
 func TestPythonTimeout(t *testing.T) {
 	t.Parallel()
-	// A program killed before it printed its pid (a slow start) leaves
-	// nothing to wait for; it runs again with twice the timeout.
-	for timeout := 500 * time.Millisecond; ; timeout *= 2 {
-		c := startAgent(t, testConfig(t, LanguagePython))
-		c.hello()
-		res := c.run(wire.Run{Code: "import os\nprint(os.getpid(), flush=True)\nwhile True: pass", TimeoutMS: timeout.Milliseconds()})
-		exit := res.mustExit(t)
-		want := wire.Exit{ExitCode: 137, Signal: 9, Reason: "timeout"}
-		if exit.ExitCode != want.ExitCode || exit.Signal != want.Signal || exit.Reason != want.Reason {
-			t.Errorf("exit = %+v, want %+v", exit, want)
-		}
-		// The timer cannot fire sooner; the loop never ends by itself, so
-		// the upper bound is only a safety net.
-		if exit.ExecNS < int64(timeout) || res.elapsed > 2*time.Minute {
-			t.Errorf("exec %v, result after %v, want after %v, within two minutes", time.Duration(exit.ExecNS), res.elapsed, timeout)
-		}
-		if len(res.stdout) == 0 && timeout < time.Minute {
-			t.Logf("killed by its %v timeout before it printed: trying again", timeout)
-			continue
-		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(res.stdout)))
-		if err != nil {
-			t.Fatalf("stdout %q: %v", res.stdout, err)
-		}
-		waitGone(t, pid)
-		return
-	}
+	checkTimeoutKills(t, LanguagePython, "import os\nprint(os.getpid(), flush=True)\nwhile True: pass")
 }
 
 func TestPythonOutputLimit(t *testing.T) {
