@@ -109,8 +109,19 @@ test-deps: ## install the Debian packages the tests use (only those missing)
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
+# The real clients the doors are tested against (MCP, E2B, the AI SDK),
+# pinned in doors/clients/package-lock.json and installed with npm ci. The
+# machine's Node.js is used; Debian's nodejs is installed only when none is.
+CLIENTS := doors/clients/node_modules/.package-lock.json
+.PHONY: clients
+clients: $(CLIENTS) ## install the door clients' npm packages from the committed lockfile
+$(CLIENTS): doors/clients/package-lock.json doors/clients/package.json
+	@command -v node >/dev/null && command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+	cd doors/clients && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 .PHONY: test
-test: install test-deps ## run all tests, the real-gVisor ones included (-race)
+test: install test-deps clients ## run all tests, the real-gVisor ones included (-race)
 	go vet ./...
 	PADDOCK_REQUIRE_GVISOR=1 PADDOCK_ROOTFS_TEST=1 go test -race -count=1 -timeout=30m ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=30000x
