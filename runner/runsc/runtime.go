@@ -49,7 +49,11 @@ type Runtime struct {
 	digests
 }
 
-var _ runner.Runtime = (*Runtime)(nil)
+var (
+	_ runner.Runtime = (*Runtime)(nil)
+	_ runner.Reaper  = (*Runtime)(nil)
+	_ io.Closer      = (*Runtime)(nil)
+)
 
 // New prepares the state directory and a private read-only copy of the
 // agent, which every sandbox mounts.
