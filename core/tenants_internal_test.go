@@ -1,4 +1,4 @@
-package api
+package core
 
 import (
 	"errors"
@@ -34,7 +34,7 @@ func TestTenantsEvictIdle(t *testing.T) {
 	c := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	ts := newTestTenants(c, 20, 40)
 	for i := range 1000 {
-		if _, _, err := ts.allow(fmt.Sprintf("subject-%d", i)); err != nil {
+		if _, err := ts.allow(fmt.Sprintf("subject-%d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,7 +56,7 @@ func TestTenantsEvictIdle(t *testing.T) {
 	for _, st := range steps {
 		c.Advance(st.advance)
 		if st.touch != "" {
-			if _, _, err := ts.allow(st.touch); err != nil {
+			if _, err := ts.allow(st.touch); err != nil {
 				t.Fatalf("%s: %v", st.name, err)
 			}
 		}
@@ -66,7 +66,7 @@ func TestTenantsEvictIdle(t *testing.T) {
 	}
 	done()
 	c.Advance(time.Hour)
-	ts.allow("x")
+	_, _ = ts.allow("x")
 	if got := ts.len(); got != 1 {
 		t.Errorf("after the busy tenant finished and idled: %d tenants, want 1", got)
 	}
@@ -86,18 +86,18 @@ func TestTenantsTableFull(t *testing.T) {
 	ts := newTestTenants(c, 20, 40)
 	ts.max = 2
 	for _, name := range []string{"a", "b"} {
-		if _, _, err := ts.allow(name); err != nil {
+		if _, err := ts.allow(name); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := ts.allow("c"); !errors.Is(err, errTooManyTenants) {
-		t.Errorf("third tenant: %v, want errTooManyTenants", err)
+	if _, err := ts.allow("c"); !errors.Is(err, ErrTooManyTenants) {
+		t.Errorf("third tenant: %v, want ErrTooManyTenants", err)
 	}
-	if _, _, err := ts.allow("a"); err != nil {
+	if _, err := ts.allow("a"); err != nil {
 		t.Errorf("known tenant refused: %v", err)
 	}
 	c.Advance(10 * time.Minute)
-	if _, _, err := ts.allow("c"); err != nil {
+	if _, err := ts.allow("c"); err != nil {
 		t.Errorf("third tenant once the others idled: %v", err)
 	}
 }
