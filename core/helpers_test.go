@@ -32,7 +32,7 @@ type fixture struct {
 // newFixture is a service over real pool (python and node, no warm
 // sandboxes) and kernels managers over the fake runtime, with a fake
 // clock; cfg's Pool, Kernels, Templates and Now are filled in unless set.
-func newFixture(t *testing.T, cfg core.Config) *fixture {
+func newFixture(t testing.TB, cfg core.Config) *fixture {
 	t.Helper()
 	rt := &runnertest.Runtime{}
 	p, err := pool.New(rt, pool.Config{Templates: []pool.Template{
