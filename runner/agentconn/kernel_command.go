@@ -1,4 +1,4 @@
-package runsc
+package agentconn
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"github.com/paddock-dev/paddock/runner/wire"
 )
 
-// Commands beside a kernel (runner.Commander): the request, then the
-// command's output and end, which dispatch routes here by the request's
-// ID.
+// Commands beside a kernel (runner.Commander), for any runtime: the
+// request, then the command's output and end, which dispatch routes here
+// by the request's ID.
 
 var _ runner.Commander = (*kernel)(nil)
 
@@ -120,7 +120,7 @@ func (k *kernel) killCommand(id uint64) {
 		err = k.s.w.Write(wire.TypeCommandKill, payload)
 	}
 	if err != nil {
-		k.s.rt.log.Debug("asking to kill a command", "sandbox_id", k.s.id, "err", err)
+		k.s.log.Debug("asking to kill a command", "sandbox_id", k.s.id, "err", err)
 	}
 }
 
