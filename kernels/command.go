@@ -13,7 +13,7 @@ import (
 // the session's turn, so a command may run while a cell runs and a cell
 // while commands run, as in E2B, where commands.run and runCode are
 // independent calls on one sandbox. At most Config.MaxCommands run at once
-// in a session (ErrBusy beyond). A Restart goes ahead of them and ends
+// in a session (ErrTooManyCommands beyond). A Restart goes ahead of them and ends
 // those still running (they end with runner.ReasonInterrupted). A running
 // command keeps its session from expiring, like any call in progress.
 
@@ -63,7 +63,7 @@ func (m *Manager) Command(ctx context.Context, owner, id string, o CommandOption
 	if s.commands >= m.cfg.MaxCommands {
 		n := s.commands
 		m.mu.Unlock()
-		return runner.CommandResult{}, fmt.Errorf("session %s: %d commands already running: %w", s.id, n, ErrBusy)
+		return runner.CommandResult{}, fmt.Errorf("session %s: %d commands already running: %w", s.id, n, ErrTooManyCommands)
 	}
 	s.commands++
 	m.mu.Unlock()

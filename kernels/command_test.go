@@ -135,8 +135,8 @@ func TestCommandBesideCells(t *testing.T) {
 		t.Errorf("Get: %+v, %v; want 2 commands", got, err)
 	}
 	_, err := f.m.Command(t.Context(), "", info.ID, kernels.CommandOptions{Argv: []string{"sleep"}}, nil)
-	if !errors.Is(err, kernels.ErrBusy) || err.Error() != "session "+info.ID+": 2 commands already running: session busy" {
-		t.Errorf("a third command: %v, want ErrBusy", err)
+	if !errors.Is(err, kernels.ErrTooManyCommands) || err.Error() != "session "+info.ID+": 2 commands already running: too many commands running" {
+		t.Errorf("a third command: %v, want ErrTooManyCommands", err)
 	}
 
 	f.clock.Advance(2 * time.Minute) // past the TTL: only the calls in progress keep it

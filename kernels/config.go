@@ -43,7 +43,7 @@ type Config struct {
 	// MaxQueue caps the executions waiting for their turn in one session.
 	MaxQueue int
 	// MaxCommands caps the commands running at once in one session
-	// (Command); beyond it Command fails with ErrBusy.
+	// (Command); beyond it Command fails with ErrTooManyCommands.
 	MaxCommands int
 	// Now is the clock; nil means time.Now. Tests set a fake one.
 	Now func() time.Time
