@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paddock-dev/paddock/kernels"
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/runner"
 	"github.com/paddock-dev/paddock/runner/wire"
 )
@@ -41,12 +41,15 @@ type cmdResult struct {
 	reason         runner.Reason
 }
 
-// command runs o in the anonymous tenant's session id through the
-// server's kernels manager, as a door does.
-func (e *e2e) command(t *testing.T, id string, o kernels.CommandOptions) (cmdResult, error) {
+// anonymous is the caller of a server without auth, as a door sees it.
+var anonymous = core.Caller{Door: "e2b"}
+
+// command runs in in the anonymous tenant's session id through the
+// server's core, as a door does.
+func (e *e2e) command(t *testing.T, id string, in core.CommandInput) (cmdResult, error) {
 	t.Helper()
 	var out cmdOut
-	res, err := e.st.Kernels.Command(t.Context(), "", id, o, out.out)
+	res, err := e.st.Core.Command(t.Context(), anonymous, id, in, out.out)
 	out.mu.Lock()
 	defer out.mu.Unlock()
 	return cmdResult{stdout: out.stdout.String(), stderr: out.stderr.String(), exitCode: res.ExitCode, signal: res.Signal, reason: res.Reason}, err
@@ -67,19 +70,19 @@ func TestE2ECommands(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		o    kernels.CommandOptions
+		o    core.CommandInput
 		want cmdResult
 	}{
-		{name: "echo", o: kernels.CommandOptions{Argv: shell("echo hi")}, want: cmdResult{stdout: "hi\n", reason: runner.ReasonOK}},
-		{name: "exit 3", o: kernels.CommandOptions{Argv: shell("exit 3")}, want: cmdResult{exitCode: 3, reason: runner.ReasonError}},
-		{name: "killed by a signal", o: kernels.CommandOptions{Argv: shell("kill -KILL $$")}, want: cmdResult{exitCode: 137, signal: 9, reason: runner.ReasonKilled}},
-		{name: "the session's user, limits and environment", o: kernels.CommandOptions{Argv: shell("id -u; ulimit -n; ulimit -u; pwd; echo $FROM_SESSION")},
+		{name: "echo", o: core.CommandInput{Argv: shell("echo hi")}, want: cmdResult{stdout: "hi\n", reason: runner.ReasonOK}},
+		{name: "exit 3", o: core.CommandInput{Argv: shell("exit 3")}, want: cmdResult{exitCode: 3, reason: runner.ReasonError}},
+		{name: "killed by a signal", o: core.CommandInput{Argv: shell("kill -KILL $$")}, want: cmdResult{exitCode: 137, signal: 9, reason: runner.ReasonKilled}},
+		{name: "the session's user, limits and environment", o: core.CommandInput{Argv: shell("id -u; ulimit -n; ulimit -u; pwd; echo $FROM_SESSION")},
 			want: cmdResult{stdout: "1000\n200\n20\n/workspace\nyes\n", reason: runner.ReasonOK}},
-		{name: "a forged end", o: kernels.CommandOptions{Argv: shell(`printf "$F"; { printf "$F" > /proc/1/fd/1; } 2>/dev/null; exit 5`), Env: map[string]string{"F": escaped}},
+		{name: "a forged end", o: core.CommandInput{Argv: shell(`printf "$F"; { printf "$F" > /proc/1/fd/1; } 2>/dev/null; exit 5`), Env: map[string]string{"F": escaped}},
 			want: cmdResult{stdout: forged, exitCode: 5, reason: runner.ReasonError}},
-		{name: "timeout", o: kernels.CommandOptions{Argv: []string{"sleep", "600"}, Timeout: 500 * time.Millisecond},
+		{name: "timeout", o: core.CommandInput{Argv: []string{"sleep", "600"}, Timeout: 500 * time.Millisecond},
 			want: cmdResult{exitCode: 137, signal: 9, reason: runner.ReasonTimeout}},
-		{name: "output cap", o: kernels.CommandOptions{Argv: shell("yes | head -c 100000"), MaxOutput: 1000},
+		{name: "output cap", o: core.CommandInput{Argv: shell("yes | head -c 100000"), MaxOutputBytes: 1000},
 			want: cmdResult{stdout: strings.Repeat("y\n", 500), exitCode: 137, signal: 9, reason: runner.ReasonOutputLimit}},
 	}
 	for _, tt := range tests {
@@ -92,10 +95,20 @@ func TestE2ECommands(t *testing.T) {
 	}
 
 	t.Run("a command outside the workspace", func(t *testing.T) {
-		_, err := e.command(t, id, kernels.CommandOptions{Argv: []string{"pwd"}, Dir: "../etc"})
-		var fe *runner.FileError
-		if !errors.As(err, &fe) || fe.Kind != runner.FileBadPath {
-			t.Errorf("Command = %v, want a bad_path FileError", err)
+		_, err := e.command(t, id, core.CommandInput{Argv: []string{"pwd"}, Dir: "../etc"})
+		var ce *core.Error
+		if !errors.As(err, &ce) || ce.Kind != core.KindInvalid || ce.Code != "invalid_path" {
+			t.Errorf("Command = %v, want invalid_path", err)
+		}
+		// A link out of the workspace that a command planted is refused
+		// inside the sandbox.
+		if got, err := e.command(t, id, core.CommandInput{Argv: shell("ln -s /etc out")}); err != nil || got.reason != runner.ReasonOK {
+			t.Fatalf("ln: %+v, %v", got, err)
+		}
+		_, err = e.command(t, id, core.CommandInput{Argv: []string{"pwd"}, Dir: "out"})
+		if !errors.As(err, &ce) || ce.Kind != core.KindInvalid || ce.Code != "invalid_path" ||
+			ce.Message != `cannot run the command in "out": the path leads out of the working directory (a symbolic link or ".." points outside it)` {
+			t.Errorf("Command = %v, want invalid_path", err)
 		}
 	})
 
@@ -123,7 +136,7 @@ func TestE2ECommands(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		if got, err := e.command(t, id, kernels.CommandOptions{Argv: shell("echo from-command > from-command")}); err != nil || got.reason != runner.ReasonOK {
+		if got, err := e.command(t, id, core.CommandInput{Argv: shell("echo from-command > from-command")}); err != nil || got.reason != runner.ReasonOK {
 			t.Fatalf("command: %+v, %v", got, err)
 		}
 		r := <-cell
@@ -138,7 +151,7 @@ func TestE2ECommands(t *testing.T) {
 		started := make(chan struct{}, 1)
 		done := make(chan error, 1)
 		go func() {
-			_, err := e.st.Kernels.Command(ctx, "", id, kernels.CommandOptions{Argv: shell("echo go; exec sleep 600"), Timeout: 30 * time.Second},
+			_, err := e.st.Core.Command(ctx, anonymous, id, core.CommandInput{Argv: shell("echo go; exec sleep 600"), Timeout: 30 * time.Second},
 				func(runner.Stream, []byte) {
 					select {
 					case started <- struct{}{}:
@@ -149,10 +162,11 @@ func TestE2ECommands(t *testing.T) {
 		}()
 		<-started
 		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Fatalf("Command = %v, want context.Canceled", err)
+		var ce *core.Error
+		if err := <-done; !errors.As(err, &ce) || ce.Kind != core.KindCanceled {
+			t.Fatalf("Command = %v, want KindCanceled", err)
 		}
-		if got, err := e.command(t, id, kernels.CommandOptions{Argv: shell(`cat /proc/[0-9]*/comm | grep -c '^sleep$' || true`)}); err != nil || got.stdout != "0\n" {
+		if got, err := e.command(t, id, core.CommandInput{Argv: shell(`cat /proc/[0-9]*/comm | grep -c '^sleep$' || true`)}); err != nil || got.stdout != "0\n" {
 			t.Errorf("sleeps left: %+v, %v", got, err)
 		}
 	})
