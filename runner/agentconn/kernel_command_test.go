@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -130,7 +131,7 @@ func TestCommandRoutesOutputAndEnd(t *testing.T) {
 	k, a := openFake(t)
 	var out collected
 	ret := goCommand(t.Context(), k, runner.CommandRequest{Argv: []string{"sh", "-c", "x"}, Env: map[string]string{"A": "1"}, Dir: "d",
-		Timeout: 2 * time.Second, MaxStdout: 10, MaxStderr: 20}, out.out)
+		Timeout: 2 * time.Second, MaxStdout: 10, MaxStderr: 20, Started: func(pid int) { out.out("started", []byte(strconv.Itoa(pid))) }}, out.out)
 	var req wire.Command
 	a.expect(wire.TypeCommand, &req)
 	want := wire.Command{ID: req.ID, Argv: []string{"sh", "-c", "x"}, Env: map[string]string{"A": "1"}, Dir: "d", TimeoutMS: 2000, MaxStdout: 10, MaxStderr: 20}
@@ -148,7 +149,7 @@ func TestCommandRoutesOutputAndEnd(t *testing.T) {
 	if want := (runner.CommandResult{PID: 42, ExitCode: 143, Signal: 15, Reason: runner.ReasonKilled, StderrTruncated: true}); r.err != nil || r.res != want {
 		t.Errorf("Command = %+v, %v; want %+v", r.res, r.err, want)
 	}
-	if got := out.String(); got != "stdout:one;stderr:two;" {
+	if got := out.String(); got != "started:42;stdout:one;stderr:two;" {
 		t.Errorf("output %q", got)
 	}
 }
