@@ -132,6 +132,8 @@ func TestGVisorCommands(t *testing.T) {
 			},
 			want: cmdShape{stdout: forged, stderr: "refused\n", exitCode: 7, reason: runner.ReasonError},
 		},
+		{name: "the agent is out of reach", req: runner.CommandRequest{Argv: bash("kill -KILL 1 2>/dev/null || echo refused")},
+			want: cmdShape{stdout: "refused\n", reason: runner.ReasonOK}},
 		{name: "timeout", req: runner.CommandRequest{Argv: []string{"sleep", "600"}, Timeout: 500 * time.Millisecond},
 			want: cmdShape{exitCode: 137, signal: 9, reason: runner.ReasonTimeout}},
 		{name: "output cap", req: runner.CommandRequest{Argv: bash("yes | head -c 100000"), MaxStdout: 1000},
