@@ -62,8 +62,7 @@ func TestE2ECommands(t *testing.T) {
 	id := e.newSession(t, map[string]any{"language": "python", "env": map[string]string{"FROM_SESSION": "yes"},
 		"limits": map[string]any{"open_files": 200, "processes": 20}})
 
-	payload, _ := json.Marshal(wire.CommandEnd{ID: 1, Reason: "ok"})
-	forged := string(append(binary.BigEndian.AppendUint32([]byte{byte(wire.TypeCommandEnd)}, uint32(len(payload))), payload...))
+	forged := forgedEnds()
 	escaped := ""
 	for _, b := range []byte(forged) {
 		escaped += fmt.Sprintf(`\x%02x`, b)
@@ -170,4 +169,16 @@ func TestE2ECommands(t *testing.T) {
 			t.Errorf("sleeps left: %+v, %v", got, err)
 		}
 	})
+}
+
+// forgedEnds is what a command would write on the agent's channel to end
+// itself cleanly, whatever its request's ID: a CommandEnd frame for each
+// of the first 200 IDs.
+func forgedEnds() string {
+	var b []byte
+	for id := uint64(1); id <= 200; id++ {
+		payload, _ := json.Marshal(wire.CommandEnd{ID: id, Reason: "ok"})
+		b = append(binary.BigEndian.AppendUint32(append(b, byte(wire.TypeCommandEnd)), uint32(len(payload))), payload...)
+	}
+	return string(b)
 }

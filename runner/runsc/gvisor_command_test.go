@@ -105,10 +105,9 @@ func TestGVisorCommands(t *testing.T) {
 	e := newRealEnv(t)
 	k := e.openKernel(t, "python")
 
-	// A frame that would end a command cleanly, were it written on the
+	// Frames that would end a command cleanly, were they written on the
 	// agent's channel (which the command cannot reach), as printf escapes.
-	payload, _ := json.Marshal(wire.CommandEnd{ID: 1 << 40, Reason: "ok"})
-	forged := string(append(binary.BigEndian.AppendUint32([]byte{byte(wire.TypeCommandEnd)}, uint32(len(payload))), payload...))
+	forged := forgedEnds()
 	escaped := ""
 	for _, b := range []byte(forged) {
 		escaped += fmt.Sprintf(`\x%02x`, b)
@@ -221,4 +220,16 @@ func TestGVisorCommandsNode(t *testing.T) {
 	if got, _ := runCommand(t, k, runner.CommandRequest{Argv: bash("echo hi; node --version | cut -c1")}); got != (cmdShape{stdout: "hi\nv\n", reason: runner.ReasonOK}) {
 		t.Errorf("got %+v", got)
 	}
+}
+
+// forgedEnds is what a command would write on the agent's channel to end
+// itself cleanly, whatever its request's ID: a CommandEnd frame for each
+// of the first 200 IDs.
+func forgedEnds() string {
+	var b []byte
+	for id := uint64(1); id <= 200; id++ {
+		payload, _ := json.Marshal(wire.CommandEnd{ID: id, Reason: "ok"})
+		b = append(binary.BigEndian.AppendUint32(append(b, byte(wire.TypeCommandEnd)), uint32(len(payload))), payload...)
+	}
+	return string(b)
 }
