@@ -6,7 +6,8 @@
 // its Hooks (how to destroy the sandbox, how to read its OOM kills). The
 // Conn it gets back is the runner.Sandbox and runner.KernelOpener it
 // returns: Conn speaks hello and ping, delivers a run and collects its
-// output up to the caps, dispatches a kernel's frames, and turns the
+// output up to the caps, dispatches a kernel's frames (its cells and the commands that run
+// beside them, runner.Commander), and turns the
 // agent's verdicts and the memory cgroup's counter into runner reasons.
 //
 // agentconn imports runner and runner/wire only; it knows nothing of how a

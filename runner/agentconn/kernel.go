@@ -23,6 +23,7 @@ type kernel struct {
 	mu      sync.Mutex
 	pending map[uint64]chan wire.Ack
 	cell    *cell
+	cmds    map[uint64]*command // commands in progress (kernel_command.go)
 
 	lost     chan struct{}
 	lostOnce sync.Once
@@ -143,6 +144,8 @@ func (k *kernel) dispatch() {
 			if c != nil && c.id == d.ID {
 				c.done <- d
 			}
+		case wire.TypeCommandOutput, wire.TypeCommandEnd:
+			k.routeCommand(fr)
 		case wire.TypeLost:
 			var l wire.Lost
 			_ = json.Unmarshal(fr.Payload, &l)
