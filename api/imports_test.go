@@ -39,6 +39,8 @@ func TestImportsPointDown(t *testing.T) {
 		{dir: "api/jobs", stdlibOnly: true, forbidden: []string{"net/http"}},
 		// The range checks every door shares: the standard library only.
 		{dir: "policy", stdlibOnly: true, forbidden: []string{"net/http"}},
+		// The E2B door translates its protocol onto the core: never the pool, the runtime or another door.
+		{dir: "doors/e2b", forbidden: []string{module + "/api", module + "/cmd", module + "/pool", module + "/runner/runsc", module + "/rootfs", module + "/doors/mcp"}},
 		{dir: "rootfs", forbidden: []string{module + "/api", module + "/cmd", module + "/kernels", module + "/pool"}},
 	}
 	everywhereBut := []struct {
@@ -46,13 +48,13 @@ func TestImportsPointDown(t *testing.T) {
 		allowed  []string // dirs whose files may import it
 		testsToo bool     // the rule also binds _test.go files
 	}{
-		{imported: "github.com/gin-gonic/", allowed: []string{"api"}, testsToo: true},
+		{imported: "github.com/gin-gonic/", allowed: []string{"api", "doors/e2b"}, testsToo: true},
 		{imported: module + "/api", allowed: []string{"api", "cmd"}, testsToo: true},
 		{imported: module + "/cmd", allowed: []string{"cmd"}, testsToo: true},
 		// Concrete pieces are wired by cmd; their own tests may combine them.
 		{imported: module + "/runner/runsc", allowed: []string{"runner/runsc", "cmd", "benchmarks"}},
 		{imported: module + "/rootfs", allowed: []string{"rootfs", "cmd", "benchmarks"}},
-		{imported: module + "/kernels", allowed: []string{"kernels", "api", "cmd", "benchmarks"}, testsToo: true},
+		{imported: module + "/kernels", allowed: []string{"kernels", "core", "api", "cmd", "benchmarks", "doors/e2b"}, testsToo: true},
 		{imported: module + "/runner/runnertest", allowed: []string{"runner/runnertest"}},
 	}
 
