@@ -27,10 +27,14 @@ func (s *server) adminRoutes(g *gin.RouterGroup) {
 // listAllSessions serves GET /v1/admin/sessions: every tenant's sessions,
 // oldest first, each with its owner.
 func (s *server) listAllSessions(c *gin.Context) {
-	infos := s.kernels.ListAll()
-	body := adminSessionsBody{Sessions: make([]adminSessionResponse, 0, len(infos))}
-	for _, info := range infos {
-		body.Sessions = append(body.Sessions, adminSessionResponse{Owner: info.Owner, sessionResponse: s.sessionResponse(info)})
+	sessions, err := s.core.AllSessions(caller(c))
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	body := adminSessionsBody{Sessions: make([]adminSessionResponse, 0, len(sessions))}
+	for _, sess := range sessions {
+		body.Sessions = append(body.Sessions, adminSessionResponse{Owner: sess.Owner, sessionResponse: sessionResponseOf(sess)})
 	}
 	writeJSON(c, http.StatusOK, body)
 }

@@ -4,57 +4,47 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/paddock-dev/paddock/core"
 )
+
+// The REST door's name, in the core's metrics and logs.
+const door = "rest"
 
 // Gin context keys set by authenticate.
 const (
 	keyTenant = "tenant" // also a request log attribute
-	keyClaims = "paddock.claims"
+	keyCaller = "paddock.caller"
 )
 
-// authenticate verifies the bearer token and records its subject as the
-// request's tenant. With auth off every request is the anonymous tenant
-// "" with every scope. A client address that has failed too often is
-// refused first, before its token is read.
+// authenticate has the core check the bearer token and records the
+// caller, and its tenant for the request log. With auth off every request
+// is the anonymous tenant "" with every scope.
 func (s *server) authenticate(c *gin.Context) {
-	if s.verifier == nil {
-		return
-	}
-	client := clientKey(c.Request.RemoteAddr)
-	if wait := s.authFailures.blocked(client); wait > 0 {
-		s.writeError(c, &limitError{err: errAuthFailures, limit: s.authFailures.limit, retryAfter: wait})
-		return
-	}
-	raw, err := bearerToken(c.GetHeader("Authorization"))
-	var cl *tokenClaims
-	if err == nil {
-		cl, err = s.verifier.verify(raw)
-	}
+	caller, err := s.core.AuthenticateWith(core.PeerAddr(c.Request.RemoteAddr), door, func() (string, error) {
+		return bearerToken(c.GetHeader("Authorization"))
+	})
 	if err != nil {
-		if s.authFailures.fail(client) {
-			s.log.Warn("client address blocked after failed authentications",
-				"remote", c.Request.RemoteAddr, "client", client.String(), "limit", s.authFailures.limit)
-		}
 		s.writeError(c, err)
 		return
 	}
-	c.Set(keyTenant, cl.Subject)
-	c.Set(keyClaims, cl)
+	c.Set(keyTenant, caller.Tenant)
+	c.Set(keyCaller, caller)
 }
 
 // bearerToken extracts the token of an "Authorization: Bearer <token>"
 // header.
 func bearerToken(header string) (string, error) {
 	if header == "" {
-		return "", tokenRefused("missing bearer token (send Authorization: Bearer <JWT>)")
+		return "", errMissingBearer
 	}
 	scheme, raw, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", tokenRefused("the Authorization header must use the Bearer scheme")
+		return "", errNotBearer
 	}
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
-		return "", tokenRefused("missing bearer token (send Authorization: Bearer <JWT>)")
+		return "", errMissingBearer
 	}
 	return raw, nil
 }
@@ -63,17 +53,16 @@ func bearerToken(header string) (string, error) {
 // not grant scope.
 func (s *server) requireScope(scope string) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if s.verifier == nil {
-			return
-		}
-		cl, _ := c.Get(keyClaims)
-		if claims, ok := cl.(*tokenClaims); !ok || !claims.has(scope) {
-			s.writeError(c, &authError{err: errInsufficientScope, scope: scope,
-				message: "this token does not grant the \"" + scope + "\" scope this route needs"})
+		if err := s.core.Authorize(caller(c), scope); err != nil {
+			s.writeError(c, err)
 		}
 	}
 }
 
-// owner is the tenant the request acts for: the token's subject, or ""
-// when auth is off.
-func owner(c *gin.Context) string { return c.GetString(keyTenant) }
+// caller is who the request acts for, as authenticate found.
+func caller(c *gin.Context) core.Caller {
+	v, _ := c.Get(keyCaller)
+	cl, _ := v.(core.Caller)
+	cl.Door = door
+	return cl
+}

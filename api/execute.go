@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
@@ -61,24 +62,23 @@ func (s *server) execute(c *gin.Context) {
 		s.writeError(c, err)
 		return
 	}
-	opts, err := s.toExecuteOptions(req)
-	if err != nil {
-		s.writeError(c, err)
+	if req.Code == nil { // the core knows only empty code
+		s.writeError(c, invalid("invalid_request", "code is required"))
 		return
 	}
+	in := core.ExecuteInput{Code: *req.Code, Timeout: scaled(req.TimeoutMS, time.Millisecond), Env: req.Env, Queue: req.Queue}
 	if format := streamFormat(c.GetHeader("Accept")); format != "" {
-		s.executeStream(c, id, opts, format, begin)
+		s.executeStream(c, id, in, format, begin)
 		return
 	}
 	var out cellOutput
-	res, err := s.kernels.Execute(c.Request.Context(), owner(c), id, opts, out.add)
+	res, err := s.core.Execute(c.Request.Context(), caller(c), id, in, out.add)
 	if err != nil {
 		s.writeError(c, err)
 		return
 	}
-	resp := out.response(res, time.Since(begin))
-	s.observeExecute(c, res, resp.Timing)
-	writeJSON(c, http.StatusOK, resp)
+	c.Set(keyTemplate, res.Template)
+	writeJSON(c, http.StatusOK, out.response(res, time.Since(begin)))
 }
 
 // Stream formats chosen by the Accept header.

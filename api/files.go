@@ -2,12 +2,10 @@ package api
 
 import (
 	"net/http"
-	"path"
-	"slices"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -20,8 +18,8 @@ type filesBody struct {
 // directory.
 func (s *server) putFile(c *gin.Context) {
 	id := sessionID(c)
-	p, err := checkSessionPath("path", c.Query("path"), true)
-	if err != nil {
+	p := c.Query("path")
+	if err := core.CheckPath(p); err != nil { // before the body is read
 		s.writeError(c, err)
 		return
 	}
@@ -30,7 +28,7 @@ func (s *server) putFile(c *gin.Context) {
 		s.writeError(c, err)
 		return
 	}
-	if err := s.kernels.WriteFile(c.Request.Context(), owner(c), id, p, body); err != nil {
+	if err := s.core.WriteFile(c.Request.Context(), caller(c), id, p, body); err != nil {
 		s.writeError(c, err)
 		return
 	}
@@ -50,12 +48,7 @@ func (s *server) getFiles(c *gin.Context) {
 		return
 	}
 	if hasPath {
-		p, err := checkSessionPath("path", q.Get("path"), true)
-		if err != nil {
-			s.writeError(c, err)
-			return
-		}
-		data, err := s.kernels.ReadFile(c.Request.Context(), owner(c), id, p, s.cfg.MaxBodyBytes)
+		data, err := s.core.ReadFile(c.Request.Context(), caller(c), id, q.Get("path"), s.cfg.MaxBodyBytes)
 		if err != nil {
 			s.writeError(c, err)
 			return
@@ -63,43 +56,10 @@ func (s *server) getFiles(c *gin.Context) {
 		c.Data(http.StatusOK, "application/octet-stream", data)
 		return
 	}
-	dir, err := checkSessionPath("list", q.Get("list"), false)
+	files, err := s.core.ListFiles(c.Request.Context(), caller(c), id, q.Get("list"))
 	if err != nil {
 		s.writeError(c, err)
 		return
-	}
-	files, err := s.kernels.ListFiles(c.Request.Context(), owner(c), id, dir)
-	if err != nil {
-		s.writeError(c, err)
-		return
-	}
-	if files == nil {
-		files = []runner.FileInfo{}
 	}
 	writeJSON(c, http.StatusOK, filesBody{Files: files})
-}
-
-// checkSessionPath refuses what no file in the working directory can be
-// named by: the agent in the sandbox checks the same, then resolves the
-// path and refuses any that leads out (through a symbolic link). A file
-// (required) is never the working directory; a directory to list may be
-// "" or ".".
-func checkSessionPath(param, p string, required bool) (string, error) {
-	switch {
-	case p == "" && required:
-		return "", invalid("invalid_path", "%s is required (a path relative to the session's working directory)", param)
-	case len(p) > maxPathLen:
-		return "", invalid("invalid_path", "%s is too long (at most %d bytes)", param, maxPathLen)
-	case strings.IndexByte(p, 0) >= 0:
-		return "", invalid("invalid_path", "%s must not contain a NUL byte", param)
-	case strings.HasPrefix(p, "/"):
-		return "", invalid("invalid_path", "%s must be relative to the session's working directory, not absolute", param)
-	case slices.Contains(strings.Split(p, "/"), ".."):
-		return "", invalid("invalid_path", `%s must not contain ".." components`, param)
-	case p == "." && required:
-		return "", invalid("invalid_path", "%s must name a file, not the working directory", param)
-	case p != "" && path.Clean(p) != p:
-		return "", invalid("invalid_path", `%s must be a clean path: no empty or "." components, no trailing slash`, param)
-	}
-	return p, nil
 }

@@ -30,12 +30,12 @@ func (s *server) healthz(c *gin.Context) {
 // readyz answers 200 once every pooled template has produced a working
 // sandbox, else 503 with each template's progress.
 func (s *server) readyz(c *gin.Context) {
-	if s.pool.Ready() {
+	if s.core.Ready() {
 		writeJSON(c, http.StatusOK, readyBody{Status: "ready"})
 		return
 	}
 	body := readyBody{Status: "starting", Templates: []templateReady{}}
-	for _, st := range s.pool.Stats() {
+	for _, st := range s.core.PoolStats() {
 		body.Templates = append(body.Templates, templateReady{
 			Name: st.Template, Target: st.Target, Ready: st.Ready, Healthy: st.Healthy,
 		})

@@ -51,7 +51,7 @@ func (s *server) claimRun(c *gin.Context, body []byte) (rj *runJob, replayed boo
 		return nil, false, errNoJobs
 	}
 	sum := sha256.Sum256(body)
-	job, err := s.cfg.Jobs.Begin(owner(c), key, hex.EncodeToString(sum[:]))
+	job, err := s.cfg.Jobs.Begin(caller(c).Tenant, key, hex.EncodeToString(sum[:]))
 	if err != nil {
 		return nil, false, err
 	}

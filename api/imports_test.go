@@ -22,39 +22,45 @@ type importRule struct {
 }
 
 // TestImportsPointDown enforces the layering of docs/architecture.md
-// on every Go file of the module: cmd → api → kernels → pool → runner,
-// templates, tests included (api may import kernels and pool; kernels pool
-// and runner); only api imports gin, and not its job store (api/jobs),
-// which imports only the standard library; runner/runsc and rootfs are wired
-// only by cmd and benchmarks (tests may combine them); the runnertest fake
-// serves tests only.
+// on every Go file of the module: cmd → api, doors → core → kernels →
+// pool → runner, templates, tests included (the doors may name kernels'
+// and pool's types; kernels imports pool and runner); the core knows no
+// HTTP; only the doors (api, doors/*) and cmd import gin, and not api's
+// job store (api/jobs), which imports only the standard library;
+// runner/runsc and rootfs are wired only by cmd and benchmarks (tests may
+// combine them); the runnertest fake serves tests only.
 func TestImportsPointDown(t *testing.T) {
 	rules := []importRule{
-		{dir: "runner", forbidden: []string{module + "/pool", module + "/kernels", module + "/api", module + "/cmd"}},
-		{dir: "templates", forbidden: []string{module + "/pool", module + "/kernels", module + "/api", module + "/cmd"}},
-		{dir: "pool", forbidden: []string{module + "/kernels", module + "/api", module + "/cmd", module + "/runner/runsc", module + "/rootfs"}},
-		{dir: "kernels", forbidden: []string{module + "/api", module + "/cmd", module + "/runner/runsc", module + "/rootfs"}},
-		{dir: "api", forbidden: []string{module + "/cmd", module + "/runner/runsc", module + "/rootfs"}},
+		{dir: "runner", forbidden: []string{module + "/pool", module + "/kernels", module + "/core", module + "/api", module + "/doors", module + "/cmd"}},
+		{dir: "templates", forbidden: []string{module + "/pool", module + "/kernels", module + "/core", module + "/api", module + "/doors", module + "/cmd"}},
+		{dir: "pool", forbidden: []string{module + "/kernels", module + "/core", module + "/api", module + "/doors", module + "/cmd", module + "/runner/runsc", module + "/rootfs"}},
+		{dir: "kernels", forbidden: []string{module + "/core", module + "/api", module + "/doors", module + "/cmd", module + "/runner/runsc", module + "/rootfs"}},
+		// The core knows no protocol: no HTTP, no door.
+		{dir: "core", forbidden: []string{"net/http", module + "/api", module + "/doors", module + "/cmd", module + "/runner/runsc", module + "/rootfs"}},
+		{dir: "api", forbidden: []string{module + "/cmd", module + "/doors", module + "/runner/runsc", module + "/rootfs"}},
+		{dir: "doors", forbidden: []string{module + "/cmd", module + "/api", module + "/runner/runsc", module + "/rootfs"}},
 		// The job store knows no HTTP and nothing of Paddock: the standard library only.
 		{dir: "api/jobs", stdlibOnly: true, forbidden: []string{"net/http"}},
 		// The range checks every door shares: the standard library only.
 		{dir: "policy", stdlibOnly: true, forbidden: []string{"net/http"}},
 		// The E2B door translates its protocol onto the core: never the pool, the runtime or another door.
 		{dir: "doors/e2b", forbidden: []string{module + "/api", module + "/cmd", module + "/pool", module + "/runner/runsc", module + "/rootfs", module + "/doors/mcp"}},
-		{dir: "rootfs", forbidden: []string{module + "/api", module + "/cmd", module + "/kernels", module + "/pool"}},
+		{dir: "rootfs", forbidden: []string{module + "/api", module + "/core", module + "/doors", module + "/cmd", module + "/kernels", module + "/pool"}},
 	}
 	everywhereBut := []struct {
 		imported string
 		allowed  []string // dirs whose files may import it
 		testsToo bool     // the rule also binds _test.go files
 	}{
-		{imported: "github.com/gin-gonic/", allowed: []string{"api", "doors/e2b"}, testsToo: true},
+		{imported: "github.com/gin-gonic/", allowed: []string{"api", "doors", "cmd"}, testsToo: true},
 		{imported: module + "/api", allowed: []string{"api", "cmd"}, testsToo: true},
+		{imported: module + "/doors", allowed: []string{"doors", "cmd"}, testsToo: true},
 		{imported: module + "/cmd", allowed: []string{"cmd"}, testsToo: true},
 		// Concrete pieces are wired by cmd; their own tests may combine them.
 		{imported: module + "/runner/runsc", allowed: []string{"runner/runsc", "cmd", "benchmarks"}},
 		{imported: module + "/rootfs", allowed: []string{"rootfs", "cmd", "benchmarks"}},
-		{imported: module + "/kernels", allowed: []string{"kernels", "core", "api", "cmd", "benchmarks", "doors/e2b"}, testsToo: true},
+		{imported: module + "/core", allowed: []string{"core", "api", "doors", "cmd", "benchmarks"}, testsToo: true},
+		{imported: module + "/kernels", allowed: []string{"kernels", "core", "api", "doors", "cmd", "benchmarks"}, testsToo: true},
 		{imported: module + "/runner/runnertest", allowed: []string{"runner/runnertest"}},
 	}
 

@@ -38,7 +38,9 @@ type timingResponse struct {
 	TotalMS   float64 `json:"total_ms"`
 }
 
-// run serves POST /v1/run: one program on a fresh sandbox.
+// run serves POST /v1/run: one program on a fresh sandbox. The core
+// checks the request before its Idempotency-Key is claimed, and runs it
+// after.
 func (s *server) run(c *gin.Context) {
 	body, err := s.readBody(c)
 	if err != nil {
@@ -50,12 +52,12 @@ func (s *server) run(c *gin.Context) {
 		s.writeError(c, err)
 		return
 	}
-	template, runReq, err := s.toRunRequest(req)
+	in, err := s.toRunInput(req)
 	if err != nil {
 		s.writeError(c, err)
 		return
 	}
-	opts, err := s.toRunOptions(req.Limits)
+	template, err := s.core.CheckRun(caller(c), in)
 	if err != nil {
 		s.writeError(c, err)
 		return
@@ -70,22 +72,15 @@ func (s *server) run(c *gin.Context) {
 		return
 	}
 	defer rj.release()
-	done, err := s.startRun(c)
-	if err != nil {
-		s.writeError(c, err)
-		return
-	}
-	defer done()
-	o, err := s.pool.RunWith(c.Request.Context(), template, opts, runReq, nil)
-	if o.SandboxID != "" {
-		c.Set(keySandboxID, o.SandboxID)
+	res, err := s.core.Run(c.Request.Context(), caller(c), in, nil)
+	if res.SandboxID != "" {
+		c.Set(keySandboxID, res.SandboxID)
 	}
 	if err != nil {
 		s.writeError(c, err)
 		return
 	}
-	s.metrics.observeRun(template, o)
-	s.writeRun(c, rj, newRunResponse(o))
+	s.writeRun(c, rj, newRunResponse(res.Outcome))
 }
 
 func newRunResponse(o pool.Outcome) runResponse {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paddock-dev/paddock/kernels"
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/pool"
 )
 
@@ -57,8 +57,8 @@ func (s *server) sessionRoutes(g *gin.RouterGroup) {
 
 // needKernels answers 501 on the session routes when sessions are off.
 func (s *server) needKernels(c *gin.Context) {
-	if s.kernels == nil {
-		s.writeError(c, errNoSessions)
+	if !s.core.SessionsEnabled() {
+		s.writeError(c, core.ErrSessionsDisabled)
 	}
 }
 
@@ -82,31 +82,27 @@ func (s *server) createSession(c *gin.Context) {
 		s.writeError(c, err)
 		return
 	}
-	opts, err := s.toCreateOptions(req)
+	if t, err := s.core.Template(req.Language); err == nil {
+		c.Set(keyTemplate, t.Name)
+	}
+	sess, err := s.core.CreateSession(c.Request.Context(), caller(c), core.SessionInput{
+		Language: req.Language,
+		TTL:      scaled(req.TTLS, time.Second),
+		Env:      req.Env,
+		Limits:   toLimits(req.Limits),
+	})
 	if err != nil {
 		s.writeError(c, err)
 		return
 	}
-	c.Set(keyTemplate, opts.Template)
-	done, err := s.startCreate(c)
-	if err != nil {
-		s.writeError(c, err)
-		return
-	}
-	defer done()
-	info, err := s.kernels.Create(c.Request.Context(), owner(c), opts)
-	if err != nil {
-		s.writeError(c, err)
-		return
-	}
-	c.Set(keySessionID, info.ID)
-	c.Set(keySandboxID, info.SandboxID)
-	c.Header("Location", "/v1/sessions/"+info.ID)
-	resp := s.sessionResponse(info)
+	c.Set(keySessionID, sess.ID)
+	c.Set(keySandboxID, sess.SandboxID)
+	c.Header("Location", "/v1/sessions/"+sess.ID)
+	resp := sessionResponseOf(sess)
 	resp.Timing = &sessionTiming{
-		AcquireMS: millis(info.Opening.Acquire),
-		StartMS:   millis(info.Opening.Start),
-		KernelMS:  millis(info.Opening.Kernel),
+		AcquireMS: millis(sess.Opening.Acquire),
+		StartMS:   millis(sess.Opening.Start),
+		KernelMS:  millis(sess.Opening.Kernel),
 		TotalMS:   millis(time.Since(begin)),
 	}
 	writeJSON(c, http.StatusCreated, resp)
@@ -115,27 +111,27 @@ func (s *server) createSession(c *gin.Context) {
 // listSessions serves GET /v1/sessions: the caller's sessions, oldest
 // first.
 func (s *server) listSessions(c *gin.Context) {
-	infos := s.kernels.List(owner(c))
-	body := sessionsBody{Sessions: make([]sessionResponse, 0, len(infos))}
-	for _, info := range infos {
-		body.Sessions = append(body.Sessions, s.sessionResponse(info))
+	sessions := s.core.Sessions(caller(c))
+	body := sessionsBody{Sessions: make([]sessionResponse, 0, len(sessions))}
+	for _, sess := range sessions {
+		body.Sessions = append(body.Sessions, sessionResponseOf(sess))
 	}
 	writeJSON(c, http.StatusOK, body)
 }
 
 // getSession serves GET /v1/sessions/{id}.
 func (s *server) getSession(c *gin.Context) {
-	info, err := s.kernels.Get(owner(c), sessionID(c))
+	sess, err := s.core.Session(caller(c), sessionID(c))
 	if err != nil {
 		s.writeError(c, err)
 		return
 	}
-	writeJSON(c, http.StatusOK, s.sessionResponse(info))
+	writeJSON(c, http.StatusOK, sessionResponseOf(sess))
 }
 
 // deleteSession serves DELETE /v1/sessions/{id}.
 func (s *server) deleteSession(c *gin.Context) {
-	if err := s.kernels.Delete(c.Request.Context(), owner(c), sessionID(c)); err != nil {
+	if err := s.core.CloseSession(c.Request.Context(), caller(c), sessionID(c)); err != nil {
 		s.writeError(c, err)
 		return
 	}
@@ -144,7 +140,7 @@ func (s *server) deleteSession(c *gin.Context) {
 
 // interruptSession serves POST /v1/sessions/{id}/interrupt.
 func (s *server) interruptSession(c *gin.Context) {
-	if err := s.kernels.Interrupt(c.Request.Context(), owner(c), sessionID(c)); err != nil {
+	if err := s.core.Interrupt(c.Request.Context(), caller(c), sessionID(c)); err != nil {
 		s.writeError(c, err)
 		return
 	}
@@ -154,26 +150,26 @@ func (s *server) interruptSession(c *gin.Context) {
 // restartSession serves POST /v1/sessions/{id}/restart: a fresh
 // interpreter under the same id.
 func (s *server) restartSession(c *gin.Context) {
-	info, err := s.kernels.Restart(c.Request.Context(), owner(c), sessionID(c))
+	sess, err := s.core.Restart(c.Request.Context(), caller(c), sessionID(c))
 	if err != nil {
 		s.writeError(c, err)
 		return
 	}
-	writeJSON(c, http.StatusOK, s.sessionResponse(info))
+	writeJSON(c, http.StatusOK, sessionResponseOf(sess))
 }
 
-func (s *server) sessionResponse(info kernels.Info) sessionResponse {
+func sessionResponseOf(sess core.Session) sessionResponse {
 	return sessionResponse{
-		ID:             info.ID,
-		Language:       s.langOf[info.Template],
-		Template:       info.Template,
-		State:          info.State,
-		ExecutionCount: info.ExecutionCount,
-		CreatedAt:      info.CreatedAt.UTC(),
-		LastUsedAt:     info.LastUsed.UTC(),
-		ExpiresAt:      info.ExpiresAt.UTC(),
-		TTLS:           int64(info.TTL / time.Second),
-		Warm:           info.Start == pool.StartPool,
-		Start:          info.Start,
+		ID:             sess.ID,
+		Language:       sess.Language,
+		Template:       sess.Template,
+		State:          sess.State,
+		ExecutionCount: sess.ExecutionCount,
+		CreatedAt:      sess.CreatedAt.UTC(),
+		LastUsedAt:     sess.LastUsed.UTC(),
+		ExpiresAt:      sess.ExpiresAt.UTC(),
+		TTLS:           int64(sess.TTL / time.Second),
+		Warm:           sess.Start == pool.StartPool,
+		Start:          sess.Start,
 	}
 }

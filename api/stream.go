@@ -10,7 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paddock-dev/paddock/kernels"
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -75,7 +75,7 @@ func streamEvent(e runner.Event) (typ string, v any, ok bool) {
 // 200 is sent with the first event or keepalive; an error before that is
 // answered as usual, one after it becomes the end event's status, reason
 // and message.
-func (s *server) executeStream(c *gin.Context, id string, opts kernels.ExecuteOptions, format string, begin time.Time) {
+func (s *server) executeStream(c *gin.Context, id string, in core.ExecuteInput, format string, begin time.Time) {
 	ctx, cancel := context.WithCancel(c.Request.Context())
 	defer cancel()
 	w := &streamer{c: c, rc: http.NewResponseController(c.Writer), sse: format == formatSSE,
@@ -85,7 +85,7 @@ func (s *server) executeStream(c *gin.Context, id string, opts kernels.ExecuteOp
 	var wg sync.WaitGroup
 	wg.Go(func() { w.keepalive(stop, s.cfg.Keepalive) })
 	var out cellOutput
-	res, err := s.kernels.Execute(ctx, owner(c), id, opts, func(e runner.Event) {
+	res, err := s.core.Execute(ctx, caller(c), id, in, func(e runner.Event) {
 		out.add(e)
 		if typ, v, ok := streamEvent(e); ok {
 			w.send(typ, v)
@@ -107,7 +107,7 @@ func (s *server) executeStream(c *gin.Context, id string, opts kernels.ExecuteOp
 		_, body := s.describeError(c, err)
 		end.Status, end.Reason, end.Message = runner.StatusAborted, body.Code, body.Message
 	} else {
-		s.observeExecute(c, res, end.Timing)
+		c.Set(keyTemplate, res.Template)
 	}
 	w.send("end", end)
 	w.finish()

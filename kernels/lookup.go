@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // Get describes the owner's session id. A lost session is still shown
@@ -148,4 +149,26 @@ func (m *Manager) watchLost(s *session) {
 		m.markLost(s, "kernel died")
 	case <-s.ended:
 	}
+}
+
+// SetTTL gives the owner's session id the idle TTL ttl, counted from now
+// (at least a millisecond, at most MaxTTL): it expires ttl from now unless
+// used before, and never later than its maximum lifetime allows. A lost
+// session is ErrSessionLost.
+func (m *Manager) SetTTL(owner, id string, ttl time.Duration) (Info, error) {
+	if ttl < time.Millisecond || ttl > m.cfg.MaxTTL {
+		return Info{}, invalidf("ttl must be between %s and %s; got %s", time.Millisecond, m.cfg.MaxTTL, ttl)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, err := m.lookupLocked(owner, id)
+	if err != nil {
+		return Info{}, err
+	}
+	if s.lost {
+		return Info{}, fmt.Errorf("session %s: %w", id, ErrSessionLost)
+	}
+	s.ttl = ttl
+	s.lastUsed = m.cfg.Now()
+	return m.infoLocked(s), nil
 }

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paddock-dev/paddock/api"
 	"github.com/paddock-dev/paddock/api/jobs"
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/rootfs"
 )
@@ -70,7 +70,7 @@ type config struct {
 	TenantRate        float64 // requests per second; 0: no limit
 	TenantBurst       int
 
-	auth api.Auth // the keys, loaded by Validate
+	auth core.Auth // the keys, loaded by Validate
 }
 
 // registerFlags binds the flags shared by serve, doctor and rootfs.
@@ -100,11 +100,11 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.MaxTimeout, "max-timeout", 60*time.Second, "largest wall-time limit a run or a session cell may ask for")
 	fs.Int64Var(&c.MaxBody, "max-body", 10<<20, "request body limit in bytes")
 	fs.Int64Var(&c.MaxOutput, "max-output", 1<<20, "output cap in bytes, per stream of a run and per session cell (default and maximum)")
-	fs.IntVar(&c.MaxMemoryMB, "max-memory-mb", api.DefaultMaxMemoryMB, "largest memory limit in MiB a run or session request may ask for")
-	fs.IntVar(&c.MaxProcesses, "max-processes", api.DefaultMaxProcesses, "largest process (and thread) limit a run or session request may ask for")
-	fs.Float64Var(&c.MaxCPUs, "max-cpus", api.DefaultMaxCPUs, "largest CPU limit in cores a run or session request may ask for")
-	fs.IntVar(&c.MaxDiskMB, "max-disk-mb", api.DefaultMaxDiskMB, "largest writable disk in MiB a run or session request may ask for")
-	fs.IntVar(&c.MaxOpenFiles, "max-open-files", api.DefaultMaxOpenFiles, "largest open-files limit a run or session request may ask for")
+	fs.IntVar(&c.MaxMemoryMB, "max-memory-mb", core.DefaultMaxMemoryMB, "largest memory limit in MiB a run or session request may ask for")
+	fs.IntVar(&c.MaxProcesses, "max-processes", core.DefaultMaxProcesses, "largest process (and thread) limit a run or session request may ask for")
+	fs.Float64Var(&c.MaxCPUs, "max-cpus", core.DefaultMaxCPUs, "largest CPU limit in cores a run or session request may ask for")
+	fs.IntVar(&c.MaxDiskMB, "max-disk-mb", core.DefaultMaxDiskMB, "largest writable disk in MiB a run or session request may ask for")
+	fs.IntVar(&c.MaxOpenFiles, "max-open-files", core.DefaultMaxOpenFiles, "largest open-files limit a run or session request may ask for")
 	fs.BoolVar(&c.BuildRootfs, "build-rootfs", true, "build missing template root filesystems at start")
 	fs.StringVar(&c.Mirror, "mirror", env("PADDOCK_MIRROR", ""),
 		"Debian mirror to build root filesystems from, e.g. http://deb.debian.org/debian (default: the Debian mirror in the host's apt sources)")
@@ -125,10 +125,10 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.JWTIssuer, "jwt-issuer", env("PADDOCK_JWT_ISSUER", ""), "required iss claim of tokens")
 	fs.BoolVar(&c.InsecureNoAuth, "insecure-no-auth", false,
 		"serve beyond loopback without authentication (anyone who reaches the port can run code)")
-	fs.IntVar(&c.TenantMaxRuns, "tenant-max-runs", api.DefaultTenantMaxRuns, "concurrent one-shot runs per tenant")
-	fs.IntVar(&c.TenantMaxSessions, "tenant-max-sessions", api.DefaultTenantMaxSessions, "live sessions per tenant")
-	fs.Float64Var(&c.TenantRate, "tenant-rate", api.DefaultTenantRate, "requests per second per tenant (0: no limit)")
-	fs.IntVar(&c.TenantBurst, "tenant-burst", api.DefaultTenantBurst, "requests a tenant may send at once above its rate")
+	fs.IntVar(&c.TenantMaxRuns, "tenant-max-runs", core.DefaultTenantMaxRuns, "concurrent one-shot runs per tenant")
+	fs.IntVar(&c.TenantMaxSessions, "tenant-max-sessions", core.DefaultTenantMaxSessions, "live sessions per tenant")
+	fs.Float64Var(&c.TenantRate, "tenant-rate", core.DefaultTenantRate, "requests per second per tenant (0: no limit)")
+	fs.IntVar(&c.TenantBurst, "tenant-burst", core.DefaultTenantBurst, "requests a tenant may send at once above its rate")
 }
 
 func env(key, def string) string {
@@ -199,11 +199,11 @@ func (c *config) validateMaxLimits() error {
 			errs = append(errs, fmt.Errorf("--%s must be between %s and %s, got %s", flag, num(lo), num(hi), num(v)))
 		}
 	}
-	check("max-memory-mb", float64(c.MaxMemoryMB), api.MinMemoryMB, 1<<20)
-	check("max-processes", float64(c.MaxProcesses), api.MinProcesses, 1<<20)
-	check("max-cpus", c.MaxCPUs, api.MinCPUs, 1024)
-	check("max-disk-mb", float64(c.MaxDiskMB), api.MinDiskMB, 1<<24)
-	check("max-open-files", float64(c.MaxOpenFiles), api.MinOpenFiles, 1<<20)
+	check("max-memory-mb", float64(c.MaxMemoryMB), core.MinMemoryMB, 1<<20)
+	check("max-processes", float64(c.MaxProcesses), core.MinProcesses, 1<<20)
+	check("max-cpus", c.MaxCPUs, core.MinCPUs, 1024)
+	check("max-disk-mb", float64(c.MaxDiskMB), core.MinDiskMB, 1<<24)
+	check("max-open-files", float64(c.MaxOpenFiles), core.MinOpenFiles, 1<<20)
 	return errors.Join(errs...)
 }
 
@@ -213,7 +213,7 @@ func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 // the API is open to anyone who reaches it, so it must listen on loopback
 // unless --insecure-no-auth says otherwise.
 func (c *config) loadAuth() error {
-	var a api.Auth
+	var a core.Auth
 	var err error
 	switch {
 	case c.JWTSecretFile != "" && c.JWTPublicKey != "":

@@ -14,6 +14,7 @@ import (
 
 	"github.com/paddock-dev/paddock/api"
 	"github.com/paddock-dev/paddock/api/jobs"
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/rootfs"
@@ -22,12 +23,13 @@ import (
 	"github.com/paddock-dev/paddock/templates"
 )
 
-// stack is the wired server: runtime → pool → kernels → API, and the
-// API's job store.
+// stack is the wired server: runtime → pool → kernels → core → API (and
+// the doors mounted on it), and the API's job store.
 type stack struct {
 	Runtime *runsc.Runtime
 	Pool    *pool.Manager
 	Kernels *kernels.Manager
+	Core    *core.Service
 	Jobs    *jobs.Store
 	Handler http.Handler
 
@@ -122,7 +124,7 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		return nil, fmt.Errorf("%w (run `paddock rootfs`)", err)
 	}
 	var poolTemplates []pool.Template
-	var infos []api.Template
+	var infos []core.Template
 	for i, t := range tmpls {
 		img := imgs[i]
 		size, ceiling := t.PoolSize, t.PoolMax
@@ -176,11 +178,11 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 	}
 	k.Start()
 	js.Start()
-	h := api.New(api.Config{
+	// One core serves every door.
+	svc, err := core.New(core.Config{
 		Pool:           p,
 		Kernels:        k,
 		Templates:      infos,
-		MaxBodyBytes:   cfg.MaxBody,
 		MaxTimeout:     cfg.MaxTimeout,
 		MaxOutputBytes: cfg.MaxOutput,
 		MaxMemoryMB:    cfg.MaxMemoryMB,
@@ -188,8 +190,8 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		MaxCPUs:        cfg.MaxCPUs,
 		MaxDiskMB:      cfg.MaxDiskMB,
 		MaxOpenFiles:   cfg.MaxOpenFiles,
+		MaxFileBytes:   cfg.MaxBody,
 		Logger:         logger,
-		Jobs:           js,
 
 		Auth:              cfg.auth,
 		TenantMaxRuns:     cfg.TenantMaxRuns,
@@ -197,7 +199,16 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		TenantRate:        tenantRate(cfg.TenantRate),
 		TenantBurst:       cfg.TenantBurst,
 	})
-	st := &stack{Runtime: rt, Pool: p, Kernels: k, Jobs: js, Handler: h, log: logger, janitorDone: make(chan struct{})}
+	if err != nil {
+		return nil, errors.Join(err, k.Close(context.WithoutCancel(ctx)), p.Close(context.WithoutCancel(ctx)))
+	}
+	h := api.New(api.Config{
+		Core:         svc,
+		MaxBodyBytes: cfg.MaxBody,
+		Logger:       logger,
+		Jobs:         js,
+	})
+	st := &stack{Runtime: rt, Pool: p, Kernels: k, Core: svc, Jobs: js, Handler: h, log: logger, janitorDone: make(chan struct{})}
 	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	st.stopJanitor = stop
 	go st.janitor(jctx, instance)
@@ -240,7 +251,7 @@ func memoryBudget(mb int) (int64, error) {
 	return int64(si.Totalram) * int64(si.Unit) / 2, nil
 }
 
-// tenantRate maps --tenant-rate to api.Config: 0 (no limit) is negative
+// tenantRate maps --tenant-rate to core.Config: 0 (no limit) is negative
 // there, where zero means the default.
 func tenantRate(perSecond float64) float64 {
 	if perSecond == 0 {
@@ -259,14 +270,14 @@ func limitsOf(t templates.Template) runner.Limits {
 	}
 }
 
-func apiTemplate(t templates.Template, img rootfs.Image) api.Template {
-	return api.Template{
+func apiTemplate(t templates.Template, img rootfs.Image) core.Template {
+	return core.Template{
 		Name:         t.Name,
 		Language:     t.Language,
 		Description:  t.Description,
 		Versions:     img.Versions,
 		SnapshotNote: t.SnapshotNote,
-		Limits: api.Limits{
+		Limits: core.TemplateLimits{
 			MemoryMB:  t.Limits.MemoryMB,
 			Processes: t.Limits.Processes,
 			CPUs:      t.Limits.CPUs,

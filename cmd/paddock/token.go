@@ -20,7 +20,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/paddock-dev/paddock/api"
+	"github.com/paddock-dev/paddock/core"
 )
 
 // tokenScopes are the scopes `paddock token` may grant.
@@ -112,9 +112,9 @@ func readSecret(path string) ([]byte, error) {
 		return nil, fmt.Errorf("--jwt-hs256-secret-file: %w", err)
 	}
 	b = bytes.TrimRight(b, "\r\n")
-	if len(b) < api.MinHS256SecretBytes {
+	if len(b) < core.MinHS256SecretBytes {
 		return nil, fmt.Errorf("--jwt-hs256-secret-file %s: the secret has %d bytes; it needs at least %d "+
-			"(make one with: head -c 48 /dev/urandom | base64 > %s)", path, len(b), api.MinHS256SecretBytes, path)
+			"(make one with: head -c 48 /dev/urandom | base64 > %s)", path, len(b), core.MinHS256SecretBytes, path)
 	}
 	return b, nil
 }
@@ -141,7 +141,7 @@ func readPublicKey(path string) (crypto.PublicKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--jwt-public-key %s: %w", path, err)
 	}
-	if err := (api.Auth{PublicKey: key}).Validate(); err != nil {
+	if err := (core.Auth{PublicKey: key}).Validate(); err != nil {
 		return nil, fmt.Errorf("--jwt-public-key %s: %w", path, err)
 	}
 	return key, nil
@@ -169,8 +169,8 @@ func readPrivateKey(path string) (crypto.Signer, error) {
 	case ed25519.PrivateKey:
 		return k, nil
 	case *rsa.PrivateKey:
-		if k.N.BitLen() < api.MinRSABits {
-			return nil, fmt.Errorf("--private-key %s: RSA key must have at least %d bits", path, api.MinRSABits)
+		if k.N.BitLen() < core.MinRSABits {
+			return nil, fmt.Errorf("--private-key %s: RSA key must have at least %d bits", path, core.MinRSABits)
 		}
 		return k, nil
 	}

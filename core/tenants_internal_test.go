@@ -1,29 +1,11 @@
-package api
+package core
 
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 )
-
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 func newTestTenants(c *fakeClock, rate float64, burst int) *tenants {
 	return newTenants(Config{Now: c.Now, TenantRate: rate, TenantBurst: burst, TenantMaxRuns: 1, TenantMaxSessions: 1})
@@ -34,7 +16,7 @@ func TestTenantsEvictIdle(t *testing.T) {
 	c := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	ts := newTestTenants(c, 20, 40)
 	for i := range 1000 {
-		if _, _, err := ts.allow(fmt.Sprintf("subject-%d", i)); err != nil {
+		if _, err := ts.allow(fmt.Sprintf("subject-%d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,7 +38,7 @@ func TestTenantsEvictIdle(t *testing.T) {
 	for _, st := range steps {
 		c.Advance(st.advance)
 		if st.touch != "" {
-			if _, _, err := ts.allow(st.touch); err != nil {
+			if _, err := ts.allow(st.touch); err != nil {
 				t.Fatalf("%s: %v", st.name, err)
 			}
 		}
@@ -66,7 +48,7 @@ func TestTenantsEvictIdle(t *testing.T) {
 	}
 	done()
 	c.Advance(time.Hour)
-	ts.allow("x")
+	_, _ = ts.allow("x")
 	if got := ts.len(); got != 1 {
 		t.Errorf("after the busy tenant finished and idled: %d tenants, want 1", got)
 	}
@@ -86,18 +68,18 @@ func TestTenantsTableFull(t *testing.T) {
 	ts := newTestTenants(c, 20, 40)
 	ts.max = 2
 	for _, name := range []string{"a", "b"} {
-		if _, _, err := ts.allow(name); err != nil {
+		if _, err := ts.allow(name); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := ts.allow("c"); !errors.Is(err, errTooManyTenants) {
-		t.Errorf("third tenant: %v, want errTooManyTenants", err)
+	if _, err := ts.allow("c"); !errors.Is(err, ErrTooManyTenants) {
+		t.Errorf("third tenant: %v, want ErrTooManyTenants", err)
 	}
-	if _, _, err := ts.allow("a"); err != nil {
+	if _, err := ts.allow("a"); err != nil {
 		t.Errorf("known tenant refused: %v", err)
 	}
 	c.Advance(10 * time.Minute)
-	if _, _, err := ts.allow("c"); err != nil {
+	if _, err := ts.allow("c"); err != nil {
 		t.Errorf("third tenant once the others idled: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package api
+package core
 
 import (
 	"fmt"
@@ -25,8 +25,8 @@ func TestClientKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.remote, func(t *testing.T) {
-			if got := clientKey(tc.remote).String(); got != tc.want {
-				t.Errorf("clientKey(%q) = %s, want %s", tc.remote, got, tc.want)
+			if got := clientKey(PeerAddr(tc.remote)).String(); got != tc.want {
+				t.Errorf("clientKey(PeerAddr(%q)) = %s, want %s", tc.remote, got, tc.want)
 			}
 		})
 	}

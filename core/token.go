@@ -1,4 +1,4 @@
-package api
+package core
 
 import (
 	"encoding/json"
@@ -19,9 +19,9 @@ const (
 
 // Scopes a token may grant.
 const (
-	scopeRun      = "run"      // POST /v1/run
-	scopeSessions = "sessions" // /v1/sessions/*
-	scopeAdmin    = "admin"    // GET /metrics, /v1/admin/*
+	ScopeRun      = "run"      // one-shot runs (POST /v1/run)
+	ScopeSessions = "sessions" // sessions (/v1/sessions/*)
+	ScopeAdmin    = "admin"    // metrics and views across tenants (GET /metrics, /v1/admin/*)
 )
 
 // tokenClaims is what Paddock reads from a token: the registered claims,
@@ -48,16 +48,9 @@ func (c *tokenClaims) Validate() error {
 	return nil
 }
 
-// has reports whether the token grants scope.
-func (c *tokenClaims) has(scope string) bool {
-	for _, list := range [][]string{c.Scope, c.Scopes} {
-		for _, s := range list {
-			if s == scope {
-				return true
-			}
-		}
-	}
-	return false
+// scopes are the scopes the token grants, never nil.
+func (c *tokenClaims) scopes() []string {
+	return append(append(make([]string, 0, len(c.Scope)+len(c.Scopes)), c.Scope...), c.Scopes...)
 }
 
 // scopeList decodes a space-separated string or an array of strings.
@@ -77,7 +70,7 @@ func (l *scopeList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// explain turns a parse failure into the 401 the client sees: a precise
+// explain turns a parse failure into the refusal the client sees: a precise
 // reason, never key material.
 func (v *verifier) explain(err error, tok *jwt.Token, cl *tokenClaims) error {
 	switch {
@@ -120,7 +113,8 @@ func (v *verifier) claimsProblem(err error, cl *tokenClaims) error {
 	return tokenRefused("the token's claims are invalid")
 }
 
-// tokenRefused is a 401 invalid_token with the formatted message.
-func tokenRefused(format string, args ...any) error {
-	return &authError{err: errInvalidToken, message: fmt.Sprintf(format, args...)}
+// tokenRefused is a KindUnauthenticated invalid_token with the formatted
+// message.
+func tokenRefused(format string, args ...any) *Error {
+	return &Error{Kind: KindUnauthenticated, Code: "invalid_token", Message: fmt.Sprintf(format, args...), cause: ErrInvalidToken}
 }

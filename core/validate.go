@@ -1,4 +1,4 @@
-package api
+package core
 
 import (
 	"encoding/base64"
@@ -8,82 +8,40 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paddock-dev/paddock/policy"
 	"github.com/paddock-dev/paddock/runner"
 )
 
-// toRunRequest checks req against the API's limits and returns the pool
-// template to run it on and the runner's request.
-func (s *server) toRunRequest(req runRequest) (string, runner.RunRequest, error) {
-	var out runner.RunRequest
-	tgt, err := s.targetFor(req.Language)
-	if err != nil {
-		return "", out, err
-	}
-	switch {
-	case req.Code == nil:
-		return "", out, invalid("invalid_request", "code is required")
-	case *req.Code == "":
-		return "", out, invalid("invalid_request", "code must not be empty")
-	}
-	out.Code = *req.Code
+// Messages name the fields as /v1 does (timeout_ms, files[i].path, …):
+// every door's tools describe the same fields.
 
-	if err := policy.Optional("timeout_ms", req.TimeoutMS, s.cfg.MaxTimeout.Milliseconds(), tgt.defaultTimeout.Milliseconds()); err != nil {
-		return "", out, outOfRange(err)
+// milliseconds is d in whole milliseconds, a fraction rounded away from
+// zero, so that no non-zero duration reads as 0 (the default).
+func milliseconds(d time.Duration) int64 {
+	ms := d.Milliseconds()
+	switch rem := d % time.Millisecond; {
+	case rem > 0:
+		ms++
+	case rem < 0:
+		ms--
 	}
-	switch {
-	case req.TimeoutMS == 0:
-		out.Timeout = tgt.defaultTimeout
-	default:
-		out.Timeout = time.Duration(req.TimeoutMS) * time.Millisecond
-	}
-
-	maxOut := s.cfg.MaxOutputBytes
-	if err := policy.Optional("max_output_bytes", req.MaxOutputBytes, maxOut, -1); err != nil {
-		return "", out, outOfRange(err)
-	}
-	switch {
-	case req.MaxOutputBytes == 0:
-		out.MaxStdout, out.MaxStderr = maxOut, maxOut
-	default:
-		out.MaxStdout, out.MaxStderr = req.MaxOutputBytes, req.MaxOutputBytes
-	}
-
-	if out.Files, err = toFiles(req.Files); err != nil {
-		return "", out, err
-	}
-	if out.Args, err = checkArgs(req.Args); err != nil {
-		return "", out, err
-	}
-	if out.Env, err = checkEnv(req.Env); err != nil {
-		return "", out, err
-	}
-	if req.Stdin != "" {
-		out.Stdin = []byte(req.Stdin)
-	}
-	return tgt.template, out, nil
+	return ms
 }
 
-// outOfRange is a policy refusal as the API's 400 invalid_request, with
-// its message.
-func outOfRange(err error) error {
-	return invalid("invalid_request", "%s", err.Error())
+// seconds is d in whole seconds, a fraction rounded away from zero.
+func seconds(d time.Duration) int64 {
+	s := int64(d / time.Second)
+	switch rem := d % time.Second; {
+	case rem > 0:
+		s++
+	case rem < 0:
+		s--
+	}
+	return s
 }
 
-// targetFor returns where runs of language go.
-func (s *server) targetFor(language string) (target, error) {
-	known := strings.Join(s.languages, ", ")
-	if language == "" {
-		return target{}, invalid("invalid_request", "language is required (one of: %s)", known)
-	}
-	tgt, ok := s.byLang[language]
-	if !ok {
-		return target{}, invalid("unknown_language", "unknown language %q (known: %s)", language, known)
-	}
-	return tgt, nil
-}
-
-func toFiles(files []fileRequest) ([]runner.File, error) {
+// decodeFiles checks files: at most maxFiles, each path a clean relative
+// file path named once, each content decoded as its encoding says.
+func decodeFiles(files []File) ([]runner.File, error) {
 	if len(files) > maxFiles {
 		return nil, invalid("invalid_request", "too many files: %d (at most %d)", len(files), maxFiles)
 	}
@@ -101,20 +59,25 @@ func toFiles(files []fileRequest) ([]runner.File, error) {
 			return nil, invalid("invalid_path", "files[%d].path %q is the same file as files[%d].path", i, f.Path, j)
 		}
 		seen[p] = i
-		var content []byte
+		content := f.Content
 		switch f.Encoding {
 		case "", "utf8":
-			content = []byte(f.Content)
 		case "base64":
-			if content, err = base64.StdEncoding.DecodeString(f.Content); err != nil {
+			content = make([]byte, base64.StdEncoding.DecodedLen(len(f.Content)))
+			n, err := base64.StdEncoding.Decode(content, f.Content)
+			if err != nil {
 				var corrupt base64.CorruptInputError
 				if errors.As(err, &corrupt) {
 					return nil, invalid("invalid_request", "files[%d].content is not valid base64 (bad input at offset %d)", i, int64(corrupt))
 				}
 				return nil, invalid("invalid_request", "files[%d].content is not valid base64", i)
 			}
+			content = content[:n]
 		default:
 			return nil, invalid("invalid_request", `files[%d].encoding must be "utf8" or "base64", got %q`, i, f.Encoding)
+		}
+		if content == nil {
+			content = []byte{}
 		}
 		out = append(out, runner.File{Path: p, Content: content})
 	}
@@ -155,6 +118,7 @@ func checkArgs(args []string) ([]string, error) {
 	return args, nil
 }
 
+// checkEnv checks env's size, keys and values; an empty env is nil.
 func checkEnv(env map[string]string) (map[string]string, error) {
 	if len(env) > maxEnv {
 		return nil, invalid("invalid_request", "too many env entries: %d (at most %d)", len(env), maxEnv)
@@ -180,4 +144,36 @@ func checkEnv(env map[string]string) (map[string]string, error) {
 		return nil, nil
 	}
 	return env, nil
+}
+
+// CheckPath refuses what no file in a session's working directory can be
+// named by, as WriteFile and ReadFile do (a door may check before it
+// reads a body). The agent in the sandbox checks the same, then resolves
+// the path and refuses any that leads out (through a symbolic link).
+func CheckPath(p string) error {
+	_, err := checkSessionPath("path", p, true)
+	return err
+}
+
+// checkSessionPath checks p, named param in messages ("path" for a file,
+// "list" for a directory to list). A file (required) is never the working
+// directory; a directory to list may be "" or ".".
+func checkSessionPath(param, p string, required bool) (string, error) {
+	switch {
+	case p == "" && required:
+		return "", invalid("invalid_path", "%s is required (a path relative to the session's working directory)", param)
+	case len(p) > maxPathLen:
+		return "", invalid("invalid_path", "%s is too long (at most %d bytes)", param, maxPathLen)
+	case strings.IndexByte(p, 0) >= 0:
+		return "", invalid("invalid_path", "%s must not contain a NUL byte", param)
+	case strings.HasPrefix(p, "/"):
+		return "", invalid("invalid_path", "%s must be relative to the session's working directory, not absolute", param)
+	case slices.Contains(strings.Split(p, "/"), ".."):
+		return "", invalid("invalid_path", `%s must not contain ".." components`, param)
+	case p == "." && required:
+		return "", invalid("invalid_path", "%s must name a file, not the working directory", param)
+	case p != "" && path.Clean(p) != p:
+		return "", invalid("invalid_path", `%s must be a clean path: no empty or "." components, no trailing slash`, param)
+	}
+	return p, nil
 }

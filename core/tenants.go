@@ -1,6 +1,7 @@
-package api
+package core
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -50,9 +51,12 @@ type tenant struct {
 	lastSeen time.Time
 }
 
-// quota is the request-rate state sent in the RateLimit-* headers.
-type quota struct {
-	limit, remaining, reset int
+// Quota is a tenant's request bucket after Admit: Limit requests at
+// once, Remaining of them left, full again after Reset. Limit is zero
+// when there is no rate limit.
+type Quota struct {
+	Limit, Remaining int
+	Reset            time.Duration
 }
 
 // newTenants applies cfg's limits; cfg has its defaults filled in, and a
@@ -72,7 +76,7 @@ func newTenants(cfg Config) *tenants {
 }
 
 // getLocked returns name's entry, creating it, and drops idle entries
-// now and then. It fails with errTooManyTenants when the table is full.
+// now and then. It fails with ErrTooManyTenants when the table is full.
 func (ts *tenants) getLocked(name string, now time.Time) (*tenant, error) {
 	if now.Sub(ts.lastSweep) >= sweepEvery {
 		ts.sweepLocked(now)
@@ -82,7 +86,7 @@ func (ts *tenants) getLocked(name string, now time.Time) (*tenant, error) {
 		if len(ts.m) >= ts.max {
 			ts.sweepLocked(now)
 			if len(ts.m) >= ts.max {
-				return nil, errTooManyTenants
+				return nil, ErrTooManyTenants
 			}
 		}
 		t = &tenant{}
@@ -111,29 +115,30 @@ func (ts *tenants) len() int {
 	return len(ts.m)
 }
 
-// allow takes one request from name's bucket. ok is false when there is
-// no rate limit (and so no quota to report).
-func (ts *tenants) allow(name string) (q quota, ok bool, err error) {
+// allow takes one request from name's bucket. The quota is zero when
+// there is no rate limit.
+func (ts *tenants) allow(name string) (q Quota, err error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	now := ts.now()
 	t, err := ts.getLocked(name, now)
 	if err != nil || t.lim == nil {
-		return quota{}, false, err
+		return Quota{}, err
 	}
 	tokens := t.lim.TokensAt(now)
 	if tokens >= 1 {
 		t.lim.AllowN(now, 1)
 		tokens--
 	} else {
-		err = &limitError{err: errRateLimited, limit: ts.burst, retryAfter: ts.seconds(1 - tokens)}
+		err = tooMany(ErrRateLimited, "rate_limited", fmt.Sprintf("too many requests: each tenant may send %g per second "+
+			"(bursts of %d); retry after the Retry-After seconds", float64(ts.rate), ts.burst), ts.seconds(1-tokens))
 	}
-	q = quota{
-		limit:     ts.burst,
-		remaining: int(math.Floor(max(tokens, 0))),
-		reset:     int(math.Ceil(ts.seconds(float64(ts.burst) - tokens).Seconds())),
+	q = Quota{
+		Limit:     ts.burst,
+		Remaining: int(math.Floor(max(tokens, 0))),
+		Reset:     ts.seconds(float64(ts.burst) - tokens),
 	}
-	return q, true, err
+	return q, err
 }
 
 // seconds is how long the bucket takes to gain n tokens.
@@ -150,7 +155,8 @@ func (ts *tenants) startRun(name string) (done func(), err error) {
 		return nil, err
 	}
 	if ts.maxRuns > 0 && t.runs >= ts.maxRuns {
-		return nil, &limitError{err: errTooManyRuns, limit: ts.maxRuns, retryAfter: time.Second}
+		return nil, tooMany(ErrTooManyRuns, "too_many_runs", fmt.Sprintf("you have %d runs in flight, "+
+			"the most one tenant may; retry when one finishes", ts.maxRuns), time.Second)
 	}
 	t.runs++
 	return func() { ts.finish(t, &t.runs) }, nil
@@ -168,7 +174,8 @@ func (ts *tenants) startCreate(name string, live func() int, retryAfter time.Dur
 		return nil, err
 	}
 	if ts.maxSessions > 0 && live()+t.creating >= ts.maxSessions {
-		return nil, &limitError{err: errTenantSessions, limit: ts.maxSessions, retryAfter: retryAfter}
+		return nil, tooMany(ErrTenantSessions, "too_many_sessions", fmt.Sprintf("you hold %d sessions, the most one tenant may; "+
+			"delete one (or let one expire) and retry", ts.maxSessions), retryAfter)
 	}
 	t.creating++
 	return func() { ts.finish(t, &t.creating) }, nil
@@ -179,9 +186,4 @@ func (ts *tenants) finish(t *tenant, counter *int) {
 	defer ts.mu.Unlock()
 	*counter--
 	t.lastSeen = ts.now()
-}
-
-// ceilSeconds is d in whole seconds, rounded up, at least 1.
-func ceilSeconds(d time.Duration) int {
-	return max(1, int(math.Ceil(d.Seconds())))
 }

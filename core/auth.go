@@ -1,4 +1,4 @@
-package api
+package core
 
 import (
 	"crypto"
@@ -21,8 +21,8 @@ const (
 	MinRSABits          = 2048
 )
 
-// Auth configures bearer-token authentication. With neither key set, it is
-// off and every request acts for the anonymous tenant "".
+// Auth configures token (JWT) authentication. With neither key set, it is
+// off and every caller is the anonymous tenant "".
 type Auth struct {
 	// HS256Secret verifies HS256 tokens; at least MinHS256SecretBytes.
 	HS256Secret []byte
@@ -127,7 +127,7 @@ func newVerifier(a Auth, now func() time.Time) *verifier {
 }
 
 // verify checks raw's signature and claims and returns its claims, or an
-// *authError saying precisely what is wrong with the token.
+// invalid_token *Error saying precisely what is wrong with the token.
 func (v *verifier) verify(raw string) (*tokenClaims, error) {
 	if len(raw) > maxTokenBytes {
 		return nil, tokenRefused("the bearer token is too long (at most %d bytes)", maxTokenBytes)

@@ -1,7 +1,9 @@
-package api
+package core
 
 import (
 	"cmp"
+	"fmt"
+	"math"
 	"net/netip"
 	"sync"
 	"time"
@@ -61,17 +63,24 @@ func newAuthFailures(cfg Config) *authFailures {
 	return a
 }
 
+// PeerAddr is the address of a connection's peer as net/http gives it
+// (http.Request.RemoteAddr: "host:port", or a bare address), the zero
+// Addr when it cannot be parsed. A door passes the TCP peer, never a
+// forwarding header a client can write.
+func PeerAddr(remoteAddr string) netip.Addr {
+	if ap, err := netip.ParseAddrPort(remoteAddr); err == nil {
+		return ap.Addr()
+	}
+	addr, _ := netip.ParseAddr(remoteAddr)
+	return addr
+}
+
 // clientKey is the address failures are counted against: the peer's
 // IPv4 address, or its IPv6 /64, since one host commonly holds a whole
-// /64. The peer is the TCP peer, never a forwarding header a client can
-// write. An unparsable address maps to the zero prefix, shared by all
-// such peers.
-func clientKey(remoteAddr string) netip.Prefix {
-	addr, err := netip.ParseAddr(remoteAddr)
-	if ap, perr := netip.ParseAddrPort(remoteAddr); perr == nil {
-		addr, err = ap.Addr(), nil
-	}
-	if err != nil {
+// /64. The zero (unparsable) address maps to the zero prefix, shared by
+// all such peers.
+func clientKey(addr netip.Addr) netip.Prefix {
+	if !addr.IsValid() {
 		return netip.Prefix{}
 	}
 	addr = addr.Unmap().WithZone("")
@@ -162,6 +171,14 @@ func (a *authFailures) evictLocked(now time.Time) bool {
 		}
 	}
 	return false
+}
+
+// refusal is the error for a client that must wait before a token of
+// its is read again.
+func (a *authFailures) refusal(wait time.Duration) *Error {
+	return tooMany(ErrAuthFailures, "too_many_auth_failures", fmt.Sprintf("too many failed authentications from your address "+
+		"(at most %d per %d s); no token from it is checked until the Retry-After seconds have passed",
+		a.limit, max(1, int(math.Ceil(a.window.Seconds())))), wait)
 }
 
 // len is how many addresses are tracked.

@@ -1,0 +1,22 @@
+// Package core is Paddock's door-neutral service: every door (REST /v1 in
+// api, MCP and E2B in doors/*) calls one *Service for tenancy, auth,
+// limits, validation, accounting and history, and only translates its
+// protocol.
+//
+// A door authenticates its caller (Authenticate, AuthenticateWith: the
+// JWT verifier, its scopes and the per-address limit on failed
+// authentications), charges it a request (Admit: the tenant's rate
+// bucket) and calls the work: Run for one-shot programs, the Session
+// methods, Execute, the file methods, History and SetSessionTTL. Each
+// checks the caller's scope, every range (with policy) and the tenant's
+// limits, acts for Caller.Tenant through pool and kernels, and records
+// metrics labelled with Caller.Door.
+//
+// Every error a Service method returns is an *Error: a Kind the door maps
+// to its protocol (REST: an HTTP status), a stable Code and a Message fit
+// to show the client. Classify gives the same meaning to any error.
+// Messages name fields as /v1 does (timeout_ms, ttl_s, files[i].path).
+//
+// core imports kernels, pool, policy, runner and no protocol: never
+// net/http, gin, api or a door; only doors and cmd import it.
+package core

@@ -1,0 +1,146 @@
+package core
+
+import (
+	"context"
+	"time"
+
+	"github.com/paddock-dev/paddock/policy"
+	"github.com/paddock-dev/paddock/pool"
+	"github.com/paddock-dev/paddock/runner"
+)
+
+// File is one file written into the sandbox's working directory before a
+// run.
+type File struct {
+	// Path is relative to the working directory: clean, no "..".
+	Path string
+	// Content is the file's bytes, written as Encoding says.
+	Content []byte
+	// Encoding is "" or "utf8" (Content as is) or "base64" (Content is
+	// standard base64 text, decoded by the core).
+	Encoding string
+}
+
+// RunInput is one one-shot run.
+type RunInput struct {
+	// Language picks the template (see Template). Required.
+	Language string
+	// Code is the program. Required, non-empty.
+	Code  string
+	Files []File
+	// Stdin is delivered to the program, then closed.
+	Stdin []byte
+	Args  []string
+	Env   map[string]string
+	// Timeout is the wall-time limit: 0 is the template's default, at most
+	// Config.MaxTimeout.
+	Timeout time.Duration
+	// MaxOutputBytes caps each output stream: 0 is the server's cap,
+	// Config.MaxOutputBytes, which it may not exceed.
+	MaxOutputBytes int64
+	// Limits replace the template's resource limits field by field.
+	Limits Limits
+}
+
+// RunResult is a run's outcome and the template it ran on.
+type RunResult struct {
+	Template     string
+	pool.Outcome // Result runner.RunResult, Kind, SandboxID, Timing
+}
+
+// runPlan is a checked run, ready for the pool.
+type runPlan struct {
+	template string
+	req      runner.RunRequest
+	opts     pool.RunOptions
+}
+
+// Run runs in on a fresh sandbox of its language's template. It checks
+// the caller's "run" scope, every range (KindInvalid naming the field)
+// and the tenant's runs in flight (KindTooMany). out, when non-nil,
+// receives the output as it comes. On an error the result still names
+// the sandbox, if one was taken.
+func (s *Service) Run(ctx context.Context, c Caller, in RunInput, out runner.OutputFunc) (res RunResult, err error) {
+	defer func() { s.metrics.done(c.Door, "run", err) }()
+	if err := s.Authorize(c, ScopeRun); err != nil {
+		return res, err
+	}
+	plan, err := s.planRun(in)
+	if err != nil {
+		return res, err
+	}
+	res.Template = plan.template
+	done, err := s.tenants.startRun(c.Tenant)
+	if err != nil {
+		return res, s.fail(err)
+	}
+	defer done()
+	res.Outcome, err = s.pool.RunWith(ctx, plan.template, plan.opts, plan.req, out)
+	if err != nil {
+		return res, s.fail(err)
+	}
+	s.metrics.observeRun(plan.template, res.Outcome)
+	return res, nil
+}
+
+// CheckRun checks in as Run does, without running it or counting it
+// against any limit, and returns the template it would run on. A door
+// that must do work of its own between the checks and the run (REST's
+// idempotency keys) calls it first.
+func (s *Service) CheckRun(c Caller, in RunInput) (template string, err error) {
+	if err := s.Authorize(c, ScopeRun); err != nil {
+		return "", err
+	}
+	plan, err := s.planRun(in)
+	return plan.template, err
+}
+
+// planRun checks in against the limits, in the order of RunInput's
+// fields, and returns the pool's request for it.
+func (s *Service) planRun(in RunInput) (runPlan, error) {
+	var p runPlan
+	tgt, err := s.targetFor(in.Language)
+	if err != nil {
+		return p, err
+	}
+	if in.Code == "" {
+		return p, invalid("invalid_request", "code must not be empty")
+	}
+	p.req.Code = in.Code
+
+	ms := milliseconds(in.Timeout)
+	if err := policy.Optional("timeout_ms", ms, s.cfg.MaxTimeout.Milliseconds(), tgt.defaultTimeout.Milliseconds()); err != nil {
+		return p, outOfRange(err)
+	}
+	p.req.Timeout = in.Timeout
+	if in.Timeout == 0 {
+		p.req.Timeout = tgt.defaultTimeout
+	}
+
+	maxOut := s.cfg.MaxOutputBytes
+	if err := policy.Optional("max_output_bytes", in.MaxOutputBytes, maxOut, -1); err != nil {
+		return p, outOfRange(err)
+	}
+	p.req.MaxStdout, p.req.MaxStderr = maxOut, maxOut
+	if in.MaxOutputBytes != 0 {
+		p.req.MaxStdout, p.req.MaxStderr = in.MaxOutputBytes, in.MaxOutputBytes
+	}
+
+	if p.req.Files, err = decodeFiles(in.Files); err != nil {
+		return p, err
+	}
+	if p.req.Args, err = checkArgs(in.Args); err != nil {
+		return p, err
+	}
+	if p.req.Env, err = checkEnv(in.Env); err != nil {
+		return p, err
+	}
+	if len(in.Stdin) > 0 {
+		p.req.Stdin = in.Stdin
+	}
+	if p.opts.Limits, err = s.runnerLimits(in.Limits); err != nil {
+		return p, err
+	}
+	p.template = tgt.template
+	return p, nil
+}

@@ -1,0 +1,122 @@
+package core
+
+import (
+	"strings"
+
+	"github.com/paddock-dev/paddock/pool"
+)
+
+// Template describes one sandbox template to clients.
+type Template struct {
+	Name        string            `json:"name"`
+	Language    string            `json:"language"`
+	Description string            `json:"description"`
+	Versions    map[string]string `json:"versions"`
+	Limits      TemplateLimits    `json:"limits"`
+	// SnapshotNote says why the template is never snapshotted, if so.
+	SnapshotNote string `json:"snapshot_note,omitempty"`
+}
+
+// TemplateLimits are a template's resource limits as clients see them,
+// and the bounds of what a request may ask for (RequestLimits).
+type TemplateLimits struct {
+	MemoryMB  int     `json:"memory_mb"`
+	Processes int     `json:"processes"`
+	CPUs      float64 `json:"cpus"`
+	DiskMB    int     `json:"disk_mb"`
+	OpenFiles int     `json:"open_files"`
+	TimeoutMS int     `json:"timeout_ms"`
+}
+
+// TemplateInfo is a template with the state of its pool.
+type TemplateInfo struct {
+	Template
+	Pool PoolInfo `json:"pool"`
+}
+
+// PoolInfo is a template's pool as clients see it.
+type PoolInfo struct {
+	Target   int  `json:"target"`
+	Floor    int  `json:"floor"`
+	Ceiling  int  `json:"ceiling"`
+	Ready    int  `json:"ready"`
+	InUse    int  `json:"in_use"`
+	Starting int  `json:"starting"`
+	Healthy  bool `json:"healthy"`
+	// Snapshot is off, building, ready or failed.
+	Snapshot        string `json:"snapshot"`
+	Hits            uint64 `json:"hits"`
+	Misses          uint64 `json:"misses"`
+	Restores        uint64 `json:"restores"`
+	ColdStarts      uint64 `json:"cold_starts"`
+	RestoreFailures uint64 `json:"restore_failures"`
+}
+
+// Templates describes the configured templates with their pool state, in
+// the configured order.
+func (s *Service) Templates() []TemplateInfo {
+	stats := make(map[string]pool.Stats)
+	for _, st := range s.pool.Stats() {
+		stats[st.Template] = st
+	}
+	out := make([]TemplateInfo, 0, len(s.cfg.Templates))
+	for _, t := range s.cfg.Templates {
+		if t.Versions == nil {
+			t.Versions = map[string]string{}
+		}
+		st := stats[t.Name]
+		out = append(out, TemplateInfo{
+			Template: t,
+			Pool: PoolInfo{
+				Target: st.Target, Floor: st.Floor, Ceiling: st.Ceiling,
+				Ready: st.Ready, InUse: st.InUse, Starting: st.Starting, Healthy: st.Healthy,
+				Snapshot: st.Snapshot, Hits: st.Hits, Misses: st.Misses,
+				Restores: st.Restores, ColdStarts: st.ColdStarts, RestoreFailures: st.RestoreFailures,
+			},
+		})
+	}
+	return out
+}
+
+// Template resolves a language ("python", "node") to the template that
+// serves it: the template named as the language, else the first one of
+// that language. A template's own name is not a language; "" and unknown
+// languages are KindInvalid naming the choices.
+func (s *Service) Template(language string) (TemplateInfo, error) {
+	tgt, err := s.targetFor(language)
+	if err != nil {
+		return TemplateInfo{}, err
+	}
+	for _, t := range s.Templates() {
+		if t.Name == tgt.template {
+			return t, nil
+		}
+	}
+	return TemplateInfo{}, invalid("unknown_language", "unknown language %q (known: %s)", language, strings.Join(s.languages, ", "))
+}
+
+// Languages are the languages this server runs, sorted.
+func (s *Service) Languages() []string { return append([]string(nil), s.languages...) }
+
+// targetFor returns where work in language goes.
+func (s *Service) targetFor(language string) (target, error) {
+	known := strings.Join(s.languages, ", ")
+	if language == "" {
+		return target{}, invalid("invalid_request", "language is required (one of: %s)", known)
+	}
+	tgt, ok := s.byLang[language]
+	if !ok {
+		return target{}, invalid("unknown_language", "unknown language %q (known: %s)", language, known)
+	}
+	return tgt, nil
+}
+
+// RequestLimits are the least and the most a run or session may ask for,
+// as GET /v1/templates shows them.
+func (s *Service) RequestLimits() (lo, hi TemplateLimits) {
+	c := s.cfg
+	lo = TemplateLimits{MemoryMB: MinMemoryMB, Processes: MinProcesses, CPUs: MinCPUs, DiskMB: MinDiskMB, OpenFiles: MinOpenFiles, TimeoutMS: 1}
+	hi = TemplateLimits{MemoryMB: c.MaxMemoryMB, Processes: c.MaxProcesses, CPUs: c.MaxCPUs, DiskMB: c.MaxDiskMB, OpenFiles: c.MaxOpenFiles,
+		TimeoutMS: int(c.MaxTimeout.Milliseconds())}
+	return lo, hi
+}
