@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gin-gonic/gin"
+
 	"github.com/paddock-dev/paddock/api"
 	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/core"
@@ -207,6 +209,7 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		MaxBodyBytes: cfg.MaxBody,
 		Logger:       logger,
 		Jobs:         js,
+		Mounts:       []func(*gin.Engine){e2bMount(svc, cfg, logger)},
 	})
 	st := &stack{Runtime: rt, Pool: p, Kernels: k, Core: svc, Jobs: js, Handler: h, log: logger, janitorDone: make(chan struct{})}
 	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))

@@ -98,7 +98,7 @@ func (d *door) create(c *gin.Context) {
 	}
 	caller := callerOf(c)
 	d.prune(c.Request.Context())
-	s, err := d.core.CreateSession(c.Request.Context(), caller, core.SessionInput{Language: t.Name, TTL: ttl, Env: req.EnvVars})
+	s, err := d.core.CreateSession(c.Request.Context(), caller, core.SessionInput{Language: t.Language, TTL: ttl, Env: req.EnvVars})
 	if err != nil {
 		fail(c, err)
 		return
@@ -113,6 +113,9 @@ func (d *door) create(c *gin.Context) {
 		metadata:     req.Metadata,
 		env:          req.EnvVars,
 		started:      s.CreatedAt,
+		cpus:         max(1, int(t.Limits.CPUs+0.999)),
+		memoryMB:     t.Limits.MemoryMB,
+		diskMB:       t.Limits.DiskMB,
 		envdToken:    newToken(),
 		trafficToken: newToken(),
 		timeout:      ttl,
@@ -195,6 +198,9 @@ func detailOf(sb *sandbox, s core.Session) sandboxDetail {
 		StartedAt:   sb.started.UTC(),
 		EndAt:       s.ExpiresAt.UTC(),
 		State:       "running",
+		CPUCount:    sb.cpus,
+		MemoryMB:    sb.memoryMB,
+		DiskSizeMB:  sb.diskMB,
 		EnvdVersion: EnvdVersion,
 		Metadata:    md,
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -130,7 +129,7 @@ func (d *door) authenticate(c *gin.Context) {
 			token = strings.TrimSpace(raw)
 		}
 	}
-	caller, err := d.core.Authenticate(clientAddr(c.Request), token, "e2b")
+	caller, err := d.core.Authenticate(core.PeerAddr(c.Request.RemoteAddr), token, "e2b")
 	if err == nil {
 		err = d.core.Admit(caller)
 	}
@@ -199,16 +198,6 @@ func (d *door) bind(port string, failWith func(*gin.Context, error)) gin.Handler
 func sandboxOf(c *gin.Context) *sandbox {
 	v, _ := c.Get(keySandbox)
 	return v.(*sandbox)
-}
-
-// clientAddr is the TCP peer's address, for the core's limiter of failed
-// authentications.
-func clientAddr(r *http.Request) netip.Addr {
-	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
-		return ap.Addr().Unmap()
-	}
-	a, _ := netip.ParseAddr(r.RemoteAddr)
-	return a
 }
 
 func (d *door) notServed(what string) gin.HandlerFunc {

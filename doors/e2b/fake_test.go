@@ -54,9 +54,11 @@ func (f *fakeCore) Admit(c core.Caller) error {
 func (f *fakeCore) Template(language string) (core.TemplateInfo, error) {
 	switch language {
 	case "python":
-		return core.TemplateInfo{Name: "python", Language: "python"}, nil
+		return core.TemplateInfo{Template: core.Template{Name: "python", Language: "python",
+			Limits: core.TemplateLimits{MemoryMB: 1024, CPUs: 1, DiskMB: 512}}}, nil
 	case "node", "javascript":
-		return core.TemplateInfo{Name: "node", Language: "node"}, nil
+		return core.TemplateInfo{Template: core.Template{Name: "node", Language: "node",
+			Limits: core.TemplateLimits{MemoryMB: 512, CPUs: 1, DiskMB: 256}}}, nil
 	}
 	return core.TemplateInfo{}, &core.Error{Kind: core.KindInvalid, Code: "unknown_language",
 		Message: fmt.Sprintf("unknown language or template %q (have: node, python)", language)}

@@ -25,6 +25,8 @@ type sandbox struct {
 	metadata map[string]string
 	env      map[string]string
 	started  time.Time
+	// The template's limits, as E2B reports a sandbox's size.
+	cpus, memoryMB, diskMB int
 
 	envdToken, trafficToken string
 
