@@ -33,7 +33,7 @@ type Command struct {
 	Cmd  string            // the program, e.g. "/bin/bash"
 	Args []string          // its arguments
 	Env  map[string]string // added to the environment
-	Dir  string            // working directory inside the sandbox; "" is /workspace
+	Dir  string            // working directory relative to /workspace; "" is /workspace
 }
 
 // CommandResult is how a command ended.

@@ -215,7 +215,7 @@ func TestProcessStartStreams(t *testing.T) {
 		t.Fatalf("HTTP %d\n%s", a.code, strings.Join(got, "\n"))
 	}
 	c := td.cmd.got[0]
-	if c.Cmd != "/bin/bash" || strings.Join(c.Args, " ") != "-l -c echo hi" || c.Dir != "/workspace" || c.Env["A"] != "1" || c.Env["B"] != "2" {
+	if c.Cmd != "/bin/bash" || strings.Join(c.Args, " ") != "-l -c echo hi" || c.Dir != "" || c.Env["A"] != "1" || c.Env["B"] != "2" {
 		t.Fatalf("command %+v", c)
 	}
 	a = td.do("POST", "/process.Process/Start", startBody("exit 3"), streamHeaders(sa))

@@ -64,13 +64,15 @@ func commandOf(sb *sandbox, req startRequest) (Command, error) {
 	case req.Process.Cmd == "":
 		return Command{}, invalid("process.cmd is required")
 	}
-	dir := workspaceDir
+	dir := ""
 	if req.Process.Cwd != nil && *req.Process.Cwd != "" {
 		rel, err := workspacePath(*req.Process.Cwd)
 		if err != nil {
 			return Command{}, err
 		}
-		dir = sandboxPath(rel)
+		if rel != "." {
+			dir = rel
+		}
 	}
 	env := maps.Clone(sb.env)
 	if env == nil {
@@ -158,9 +160,9 @@ func (d *door) fsCommand(c *gin.Context, method string) {
 		failConnect(c, err)
 		return
 	}
-	cmd := Command{Cmd: "/bin/mkdir", Args: []string{"-p", "--", sandboxPath(rel)}, Dir: workspaceDir}
+	cmd := Command{Cmd: "/bin/mkdir", Args: []string{"-p", "--", sandboxPath(rel)}}
 	if method == "Remove" {
-		cmd = Command{Cmd: "/bin/rm", Args: []string{"-rf", "--", sandboxPath(rel)}, Dir: workspaceDir}
+		cmd = Command{Cmd: "/bin/rm", Args: []string{"-rf", "--", sandboxPath(rel)}}
 	}
 	d.runQuiet(c, method, cmd, func() any {
 		if method == "Remove" {
@@ -187,7 +189,7 @@ func (d *door) move(c *gin.Context) {
 		failConnect(c, err)
 		return
 	}
-	cmd := Command{Cmd: "/bin/mv", Args: []string{"-T", "--", sandboxPath(src), sandboxPath(dst)}, Dir: workspaceDir}
+	cmd := Command{Cmd: "/bin/mv", Args: []string{"-T", "--", sandboxPath(src), sandboxPath(dst)}}
 	d.runQuiet(c, "Move", cmd, func() any {
 		return map[string]any{"entry": entryInfo{Name: baseName(dst), Type: "FILE_TYPE_FILE", Path: e2bPath(dst),
 			Owner: fileOwner, Group: fileOwner}}
