@@ -7,10 +7,11 @@
 // JWT verifier, its scopes and the per-address limit on failed
 // authentications), charges it a request (Admit: the tenant's rate
 // bucket) and calls the work: Run for one-shot programs, the Session
-// methods, Execute, the file methods, History and SetSessionTTL. Each
-// checks the caller's scope, every range (with policy) and the tenant's
-// limits, acts for Caller.Tenant through pool and kernels, and records
-// metrics labelled with Caller.Door.
+// methods, Execute, Command (a shell command beside a session's kernel),
+// the file methods, History and SetSessionTTL. Each checks the caller's
+// scope, every range (with policy) and the tenant's limits, acts for
+// Caller.Tenant through pool and kernels, and records metrics labelled
+// with Caller.Door.
 //
 // Every error a Service method returns is an *Error: a Kind the door maps
 // to its protocol (REST: an HTTP status), a stable Code and a Message fit

@@ -131,6 +131,9 @@ func classify(err error) *Error {
 	case errors.Is(err, kernels.ErrBusy):
 		return &Error{Kind: KindConflict, Code: "busy", Message: `the session is running another execution (or its queue is full); ` +
 			`retry when it ends, or send "queue": true to wait your turn`}
+	case errors.Is(err, kernels.ErrTooManyCommands):
+		return &Error{Kind: KindTooMany, Code: "too_many_commands", RetryAfter: time.Second,
+			Message: "the session runs its maximum of commands at once; retry when one ends"}
 	case errors.Is(err, kernels.ErrSessionLost):
 		return &Error{Kind: KindGone, Code: "session_lost", Message: "the session's kernel died (out of memory, crashed or killed) " +
 			"and its state is gone; delete the session and create a new one"}
@@ -166,6 +169,10 @@ func (s *Service) fail(err error) error {
 		kc := s.kernels.Config()
 		e = &Error{Kind: KindTooMany, Code: e.Code, RetryAfter: max(kc.ReapInterval, time.Second), cause: err,
 			Message: fmt.Sprintf("the server holds its maximum of %d sessions; delete one of yours or retry later", kc.MaxSessions)}
+	}
+	if e.Code == "too_many_commands" && s.kernels != nil {
+		e = &Error{Kind: KindTooMany, Code: e.Code, RetryAfter: e.RetryAfter, cause: err,
+			Message: fmt.Sprintf("the session runs its maximum of %d commands at once; retry when one ends", s.kernels.Config().MaxCommands)}
 	}
 	return e
 }

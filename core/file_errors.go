@@ -56,10 +56,11 @@ func knownFileKind(kind runner.FileErrorKind) bool {
 
 // fileOpWords names each request in a message: "cannot <words> <path>".
 var fileOpWords = map[runner.FileOp]string{
-	runner.FileWrite:    "write",
-	runner.FileRead:     "read",
-	runner.FileList:     "list",
-	runner.FileRunWrite: "write the run's file",
+	runner.FileWrite:      "write",
+	runner.FileRead:       "read",
+	runner.FileList:       "list",
+	runner.FileRunWrite:   "write the run's file",
+	runner.FileCommandDir: "run the command in",
 }
 
 // maxQuotedPath bounds how much of a path a message repeats.

@@ -16,6 +16,7 @@ const (
 	DefaultMaxTimeout     = 10 * time.Minute
 	DefaultMaxOutput      = 1 << 20
 	DefaultMaxQueue       = 8
+	DefaultMaxCommands    = 4
 )
 
 // Config is the manager's typed configuration. Zero fields take defaults.
@@ -41,6 +42,9 @@ type Config struct {
 	MaxOutput int64
 	// MaxQueue caps the executions waiting for their turn in one session.
 	MaxQueue int
+	// MaxCommands caps the commands running at once in one session
+	// (Command); beyond it Command fails with ErrTooManyCommands.
+	MaxCommands int
 	// Now is the clock; nil means time.Now. Tests set a fake one.
 	Now func() time.Time
 }
@@ -48,7 +52,7 @@ type Config struct {
 // withDefaults validates c and returns a copy with defaults filled in.
 func (c Config) withDefaults() (Config, error) {
 	if c.MaxSessions < 0 || c.DefaultTTL < 0 || c.MaxTTL < 0 || c.MaxLifetime < 0 || c.ReapInterval < 0 ||
-		c.DefaultTimeout < 0 || c.MaxTimeout < 0 || c.MaxOutput < 0 || c.MaxQueue < 0 {
+		c.DefaultTimeout < 0 || c.MaxTimeout < 0 || c.MaxOutput < 0 || c.MaxQueue < 0 || c.MaxCommands < 0 {
 		return Config{}, errors.New("kernels config: negative limit")
 	}
 	set := func(v *time.Duration, d time.Duration) {
@@ -70,6 +74,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxQueue == 0 {
 		c.MaxQueue = DefaultMaxQueue
+	}
+	if c.MaxCommands == 0 {
+		c.MaxCommands = DefaultMaxCommands
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -5,8 +5,10 @@
 // sandbox leased from pool.Manager.Acquire and turned into a kernel
 // (runner.KernelOpener); it belongs to one owner (a tenant) and is
 // invisible to every other owner. Executions in a session run one at a
-// time, optionally queued; an idle TTL and a maximum lifetime bound each
-// session, and a reaper closes expired ones and releases their sandboxes.
+// time, optionally queued; commands (a shell command, say) run beside
+// them, a few at once (command.go). An idle TTL and a maximum lifetime
+// bound each session, and a reaper closes expired ones and releases their
+// sandboxes.
 // A kernel that dies leaves its session "lost": its state is never
 // silently replaced by a fresh interpreter.
 //

@@ -13,6 +13,9 @@ var (
 	// ErrBusy means the session is running another execution and the
 	// caller did not ask to queue, or the queue is full.
 	ErrBusy = errors.New("session busy")
+	// ErrTooManyCommands means the session already runs its maximum of
+	// commands at once (Config.MaxCommands).
+	ErrTooManyCommands = errors.New("too many commands running")
 	// ErrSessionLost means the session's kernel died; its state is gone.
 	// Only Get and Delete still work on the session.
 	ErrSessionLost = errors.New("session lost")

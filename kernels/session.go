@@ -31,6 +31,8 @@ type Info struct {
 	State          string
 	// Queued is the number of executions waiting for their turn.
 	Queued int
+	// Commands is the number of commands running beside the kernel.
+	Commands int
 	// Start is how the session's sandbox was made; Opening how long the
 	// session took to open, by phase.
 	Start   pool.StartKind
@@ -68,6 +70,7 @@ type session struct {
 	held     bool            // the turn (one Execute or Restart) is taken
 	waiters  []chan struct{} // FIFO; a waiter's channel is closed to hand it the turn
 	queued   int             // waiters that count against MaxQueue
+	commands int             // commands running (Command)
 	lost     bool
 	closed   bool // removed from the table
 }
@@ -108,6 +111,7 @@ func (m *Manager) infoLocked(s *session) Info {
 		ExecutionCount: s.count,
 		State:          state,
 		Queued:         s.queued,
+		Commands:       s.commands,
 		Start:          s.start,
 		Opening:        s.opening,
 	}

@@ -108,6 +108,7 @@ func TestConfigValidation(t *testing.T) {
 	}{
 		{"no pool", nil, kernels.Config{}, "kernels config: no pool"},
 		{"negative", p, kernels.Config{MaxQueue: -1}, "kernels config: negative limit"},
+		{"negative commands", p, kernels.Config{MaxCommands: -1}, "kernels config: negative limit"},
 		{"ttl over max", p, kernels.Config{DefaultTTL: 2 * time.Hour, MaxTTL: time.Hour}, "kernels config: DefaultTTL exceeds MaxTTL"},
 		{"timeout over max", p, kernels.Config{DefaultTimeout: time.Hour}, "kernels config: DefaultTimeout exceeds MaxTimeout"},
 		{"ttl over lifetime", p, kernels.Config{MaxTTL: 2 * time.Hour, MaxLifetime: time.Hour}, "kernels config: MaxTTL exceeds MaxLifetime"},
@@ -126,7 +127,7 @@ func TestConfigValidation(t *testing.T) {
 	got := m.Config()
 	got.Now = nil
 	want := kernels.Config{MaxSessions: 64, DefaultTTL: time.Minute, MaxTTL: time.Minute, MaxLifetime: 12 * time.Hour,
-		ReapInterval: 10 * time.Second, DefaultTimeout: 30 * time.Second, MaxTimeout: 10 * time.Minute, MaxOutput: 1 << 20, MaxQueue: 8}
+		ReapInterval: 10 * time.Second, DefaultTimeout: 30 * time.Second, MaxTimeout: 10 * time.Minute, MaxOutput: 1 << 20, MaxQueue: 8, MaxCommands: 4}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Config = %+v\nwant     %+v", got, want)
 	}

@@ -73,12 +73,16 @@ func (c Config) interpreterName() string {
 	return "python3"
 }
 
-// lookInterpreter resolves name: a name with a slash is used as is, a bare
-// name is looked up on SearchPath.
-func lookInterpreter(name string) (string, error) {
+// lookInterpreter resolves the interpreter's name (see lookProgram).
+func lookInterpreter(name string) (string, error) { return lookProgram("interpreter", name) }
+
+// lookProgram resolves name, a program the agent starts (what names it in
+// errors): a name with a slash is used as is, a bare name is looked up on
+// SearchPath.
+func lookProgram(what, name string) (string, error) {
 	if strings.Contains(name, "/") {
 		if err := checkExecutable(name); err != nil {
-			return "", fmt.Errorf("interpreter %s: %w", name, err)
+			return "", fmt.Errorf("%s %s: %w", what, name, err)
 		}
 		return name, nil
 	}
@@ -88,7 +92,7 @@ func lookInterpreter(name string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("interpreter %s not found in %s: %w", name, SearchPath, os.ErrNotExist)
+	return "", fmt.Errorf("%s %s not found in %s: %w", what, name, SearchPath, os.ErrNotExist)
 }
 
 func checkExecutable(p string) error {

@@ -182,3 +182,21 @@ func (w fileWriter) list(p string) ([]wire.FileEntry, error) {
 	slices.SortFunc(entries, func(a, b wire.FileEntry) int { return strings.Compare(a.Name, b.Name) })
 	return entries, nil
 }
+
+// workDir is where the directory p ("" or "." is the working directory) lies
+// beneath the working directory, as the kernel names it.
+func (w fileWriter) workDir(p string) (string, error) {
+	name := "."
+	if p != "" && p != "." {
+		if err := checkPath(p); err != nil {
+			return "", err
+		}
+		name = p
+	}
+	d, err := w.open(name, os.O_RDONLY|syscall.O_DIRECTORY)
+	if err != nil {
+		return "", err
+	}
+	defer d.Close()
+	return fdPath(d)
+}

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -36,54 +35,15 @@ func startInterpreter(r *reaper, cfg Config, path string) (*interpreter, error) 
 	if err != nil {
 		return nil, err
 	}
-	var ours, theirs [5]*os.File
-	closeAll := func(fs []*os.File) {
-		for _, f := range fs {
-			if f != nil {
-				f.Close()
-			}
-		}
-	}
-	for i := range ours {
-		rd, wr, err := os.Pipe()
-		if err != nil {
-			closeAll(ours[:])
-			closeAll(theirs[:])
-			return nil, fmt.Errorf("creating pipe: %w", err)
-		}
-		if i == 1 || i == 2 || i == 4 { // the child writes stdout, stderr and its reports
-			ours[i], theirs[i] = rd, wr
-		} else {
-			ours[i], theirs[i] = wr, rd
-		}
-	}
-	defer closeAll(theirs[:])
-	if cfg.switchesUser() {
-		// The user owns its pipes, so that it may reopen them through
-		// /proc/self/fd (/dev/stdout; the drivers' close-on-exec copies).
-		for _, f := range theirs {
-			if err := f.Chown(cfg.UID, cfg.GID); err != nil {
-				closeAll(ours[:])
-				return nil, fmt.Errorf("giving a pipe to the user: %w", err)
-			}
-		}
-	}
-
-	spa := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if cfg.switchesUser() {
-		spa.Credential = &syscall.Credential{Uid: uint32(cfg.UID), Gid: uint32(cfg.GID), Groups: []uint32{}}
-	}
-	attr := &syscall.ProcAttr{
-		Dir: cfg.Workdir,
-		Env: interpreterEnv(cfg.Workdir),
-		// Fd puts the child's ends in blocking mode, as a child expects.
-		Files: []uintptr{theirs[0].Fd(), theirs[1].Fd(), theirs[2].Fd(), theirs[3].Fd(), theirs[4].Fd()},
-		Sys:   spa,
-	}
-	pid, status, err := r.spawn(func() (int, error) { return syscall.ForkExec(path, argv, attr) })
+	// The child writes stdout, stderr and its reports (fd 4).
+	ours, theirs, err := userPipes(cfg, []bool{false, true, true, false, true})
 	if err != nil {
-		closeAll(ours[:])
-		return nil, fmt.Errorf("starting %s: %w", path, err)
+		return nil, err
+	}
+	pid, status, err := spawnUser(r, cfg, path, argv, interpreterEnv(cfg.Workdir), cfg.Workdir, theirs)
+	if err != nil {
+		closeFiles(ours)
+		return nil, err
 	}
 	in := &interpreter{
 		pid:    pid,

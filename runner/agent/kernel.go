@@ -27,11 +27,12 @@ type kernel struct {
 	fwd sync.Mutex
 	mu  sync.Mutex
 	// Guarded by mu.
-	proc  *kproc // the interpreter; nil while a restart replaces it
-	cell  *cell  // the running cell
-	count int    // the execution count
-	seq   uint64 // the last cell's number on the driver channel
-	lost  bool   // Lost was sent; no cell runs until a restart
+	proc  *kproc              // the interpreter; nil while a restart replaces it
+	cell  *cell               // the running cell
+	count int                 // the execution count
+	seq   uint64              // the last cell's number on the driver channel
+	lost  bool                // Lost was sent; no cell runs until a restart
+	cmds  map[uint64]*command // the running commands, by request ID
 }
 
 // openKernel turns the pre-started interpreter into a kernel and replies
@@ -48,7 +49,7 @@ func (s *session) openKernel(ctx context.Context, payload []byte) error {
 	if err := checkEnv(req.Env); err != nil {
 		return s.ack(wire.Ack{ID: req.ID, Error: err.Error(), BadRequest: true})
 	}
-	k := &kernel{s: s, env: req.Env, log: s.agent.log}
+	k := &kernel{s: s, env: req.Env, log: s.agent.log, cmds: map[uint64]*command{}}
 	s.kernel = k
 	if s.interp.hasExited() {
 		err := fmt.Errorf("%w: the interpreter ended before the kernel opened (%s)", ErrKernelLost, describeStatus(s.interp.status))
@@ -110,6 +111,10 @@ func (k *kernel) handle(ctx context.Context, f wire.Frame) error {
 		return k.readFile(f)
 	case wire.TypeFileList:
 		return k.listFiles(f)
+	case wire.TypeCommand:
+		return k.command(f)
+	case wire.TypeCommandKill:
+		return k.killCommand(f)
 	case wire.TypeKernel:
 		var req wire.KernelOpen
 		if ok, err := k.decode(f, &req); !ok {
@@ -173,6 +178,7 @@ func (k *kernel) restart(ctx context.Context, f wire.Frame) error {
 	if err != nil {
 		return err
 	}
+	k.endCommands()
 	if old != nil {
 		old.stop()
 	}
@@ -188,8 +194,10 @@ func (k *kernel) restart(ctx context.Context, f wire.Frame) error {
 	return k.s.ack(wire.Ack{ID: req.ID})
 }
 
-// shutdown stops the interpreter for good: the host has gone.
+// shutdown stops the interpreter and the commands for good: the host has
+// gone.
 func (k *kernel) shutdown() {
+	k.endCommands()
 	k.mu.Lock()
 	p := k.proc
 	if p != nil {

@@ -17,6 +17,7 @@ type kernelClient struct {
 	lastID uint64
 	acks   map[uint64]wire.Ack
 	losts  []wire.Lost
+	cmds   map[uint64]*cmdResult // commands' output and ends (command_test.go)
 }
 
 // startKernel starts an agent for cfg and opens a kernel with env.
@@ -24,7 +25,7 @@ func startKernel(t testing.TB, cfg Config, env map[string]string) *kernelClient 
 	t.Helper()
 	c := startAgent(t, cfg)
 	c.hello()
-	k := &kernelClient{client: c, acks: map[uint64]wire.Ack{}}
+	k := &kernelClient{client: c, acks: map[uint64]wire.Ack{}, cmds: map[uint64]*cmdResult{}}
 	id := k.nextID()
 	if a := k.call(wire.TypeKernel, id, wire.KernelOpen{ID: id, Env: env}); a.Error != "" {
 		t.Fatalf("kernel open: %+v; log:\n%s", a, c.log)
@@ -92,7 +93,8 @@ func (k *kernelClient) waitAck(id uint64) wire.Ack {
 	}
 }
 
-// stash keeps an Ack or a Lost; anything else is unexpected.
+// stash keeps an Ack, a Lost or a command's frame; anything else is
+// unexpected.
 func (k *kernelClient) stash(f wire.Frame) {
 	k.t.Helper()
 	switch f.Type {
@@ -104,6 +106,8 @@ func (k *kernelClient) stash(f wire.Frame) {
 		var l wire.Lost
 		k.decode(f, &l)
 		k.losts = append(k.losts, l)
+	case wire.TypeCommandOutput, wire.TypeCommandEnd:
+		k.stashCommand(f)
 	default:
 		k.t.Fatalf("unexpected frame %c %s", f.Type, f.Payload)
 	}

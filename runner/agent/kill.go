@@ -48,3 +48,16 @@ func killTarget(self, ownPgrp, pgid int) (int, error) {
 	}
 	return -pgid, nil
 }
+
+// killGroup sends SIGKILL to the process group pgid, a user process's own:
+// never the agent's group, nor every process. A group already gone is not
+// an error.
+func killGroup(pgid int) error {
+	if pgid <= 1 || pgid == syscall.Getpgrp() {
+		return fmt.Errorf("process group %d: %w", pgid, ErrUnsafeKill)
+	}
+	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("killing process group %d: %w", pgid, err)
+	}
+	return nil
+}

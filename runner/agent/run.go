@@ -127,26 +127,35 @@ const lateHintGrace = 100 * time.Millisecond
 // drain waits for the output streams to end, kills every remaining user
 // process, and stops reading shortly after.
 func (s *session) drain() [2]pumpResult {
+	return drainStreams([2]*os.File{s.interp.stdout, s.interp.stderr},
+		[2]<-chan pumpResult{s.pumps[0].done, s.pumps[1].done}, s.killAll)
+}
+
+// drainStreams waits, at most drainGrace, for the pumps reading streams to
+// end with their results on done, then calls kill, and stops the reads
+// stopGrace later, for a process kill did not reach that holds a stream.
+func drainStreams(streams [2]*os.File, done [2]<-chan pumpResult, kill func()) [2]pumpResult {
 	var res [2]pumpResult
-	done := make(chan struct{})
+	all := make(chan struct{})
 	go func() {
-		for i, p := range s.pumps {
-			res[i] = <-p.done
+		for i := range done {
+			res[i] = <-done[i]
 		}
-		close(done)
+		close(all)
 	}()
 	select {
-	case <-done:
+	case <-all:
 	case <-time.After(drainGrace):
 	}
-	s.killAll()
+	kill()
 	select {
-	case <-done:
+	case <-all:
 	case <-time.After(stopGrace):
 		now := time.Now()
-		s.interp.stdout.SetReadDeadline(now)
-		s.interp.stderr.SetReadDeadline(now)
-		<-done
+		for _, f := range streams {
+			f.SetReadDeadline(now)
+		}
+		<-all
 	}
 	return res
 }

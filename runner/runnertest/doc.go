@@ -9,7 +9,8 @@
 //
 // Sandbox is also a runner.KernelOpener: OpenKernel returns a Kernel, a
 // tiny scripted interpreter with an in-memory working directory, hook
-// fields (ExecuteFunc, InterruptFunc, RestartFunc, file hooks), counters
+// fields (ExecuteFunc, InterruptFunc, RestartFunc, file hooks, CommandFunc
+// for runner.Commander), counters
 // (Executes, Interrupts, Restarts, Overlaps) and Lose to simulate a dying
 // interpreter. Destroying or killing the sandbox loses its kernel.
 //

@@ -29,6 +29,7 @@ type Kernel struct {
 	WriteFileFunc func(ctx context.Context, path string, content []byte) error
 	ReadFileFunc  func(ctx context.Context, path string, maxBytes int64) ([]byte, error)
 	ListFilesFunc func(ctx context.Context, dir string) ([]runner.FileInfo, error)
+	CommandFunc   CommandFunc
 
 	// Options are the options the kernel was opened with.
 	Options runner.KernelOptions
@@ -46,6 +47,7 @@ type Kernel struct {
 	restarts   int
 	overlaps   int
 	requests   []runner.ExecuteRequest
+	commands   []runner.CommandRequest
 }
 
 var _ runner.Kernel = (*Kernel)(nil)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/agentconn"
 )
 
 // Config configures the gVisor runtime.
@@ -113,20 +114,15 @@ func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbo
 			_ = sb.Destroy(context.WithoutCancel(ctx))
 		}
 	}()
-	if err := sb.awaitHello(ctx, spec.Language); err != nil {
-		return nil, fmt.Errorf("waiting for agent in %s: %w", id, err)
-	}
-	// The ping has a Python driver take its pre-run reseed now, as after a
-	// restore, so that the run skips it.
-	if err := sb.ping(ctx); err != nil {
-		return nil, fmt.Errorf("pinging agent in %s: %w", id, err)
+	if err := sb.Handshake(ctx, spec.Language); err != nil {
+		return nil, err
 	}
 	return sb, nil
 }
 
 // create runs `runsc run --detach` with fresh pipes as the container's
 // stdio and keeps the host ends.
-func (rt *Runtime) create(ctx context.Context, id, bundle string, spec runner.Spec) (*sandbox, error) {
+func (rt *Runtime) create(ctx context.Context, id, bundle string, spec runner.Spec) (*agentconn.Conn, error) {
 	return rt.launch(ctx, id, bundle, spec, func(ctx context.Context, opts CreateOpts, io stdio) error {
 		if err := rt.runsc.Run(ctx, id, opts, io); err != nil {
 			return fmt.Errorf("running sandbox %s: %w", id, err)
@@ -138,7 +134,7 @@ func (rt *Runtime) create(ctx context.Context, id, bundle string, spec runner.Sp
 // launch runs a runsc command that brings container id up (create or
 // restore) with fresh pipes as the container's stdio, and keeps the host
 // ends.
-func (rt *Runtime) launch(ctx context.Context, id, bundle string, spec runner.Spec, up func(context.Context, CreateOpts, stdio) error) (*sandbox, error) {
+func (rt *Runtime) launch(ctx context.Context, id, bundle string, spec runner.Spec, up func(context.Context, CreateOpts, stdio) error) (*agentconn.Conn, error) {
 	// The container reads stdinR and writes stdoutW/stderrW; the host keeps
 	// the other ends.
 	stdinR, stdinW, err := os.Pipe()
@@ -170,7 +166,11 @@ func (rt *Runtime) launch(ctx context.Context, id, bundle string, spec runner.Sp
 		_ = rt.runsc.Delete(context.WithoutCancel(ctx), id, DeleteOpts{Force: true})
 		return nil, errors.Join(err, closeAll(stdinW, stdoutR, stderrR), closeErr)
 	}
-	return newSandbox(rt, id, bundle, stdinW, stdoutR, stderrR), nil
+	return agentconn.New(id, stdinW, stdoutR, stderrR, agentconn.Hooks{
+		Destroy:  func(ctx context.Context) error { return rt.destroyContainer(ctx, id) },
+		OOMKills: func() int { return agentconn.CgroupOOMKills(cgroupParent + "/" + id) },
+		Logger:   rt.log,
+	}), nil
 }
 
 // Cleanup destroys every container under the runtime's root: orphans of
@@ -221,8 +221,7 @@ func (rt *Runtime) ReapOthers(ctx context.Context, label, value string) (int, er
 // destroyContainer force-deletes container id and removes its bundle.
 func (rt *Runtime) destroyContainer(ctx context.Context, id string) error {
 	err := rt.runsc.Delete(ctx, id, DeleteOpts{Force: true})
-	_ = os.RemoveAll(filepath.Join(rt.bundles, id))
-	return err
+	return errors.Join(err, os.RemoveAll(filepath.Join(rt.bundles, id)))
 }
 
 func newID() (string, error) {

@@ -231,7 +231,7 @@ func (rt *Runtime) Restore(ctx context.Context, img runner.Snapshot) (_ runner.S
 			_ = sb.Destroy(context.WithoutCancel(ctx))
 		}
 	}()
-	if err := sb.ping(ctx); err != nil {
+	if err := sb.Ping(ctx); err != nil {
 		return nil, fmt.Errorf("waiting for restored agent in %s: %w", id, err)
 	}
 	return sb, nil

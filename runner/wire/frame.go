@@ -34,6 +34,12 @@ const (
 	TypeAck       Type = 'A' // agent → host: JSON Ack
 	TypeLost      Type = 'Z' // agent → host: JSON Lost, the interpreter died; state is gone
 
+	// Commands beside a kernel (see command.go).
+	TypeCommand       Type = 'M' // host → agent: JSON Command; reply Ack (PID), then CommandOutput frames, one CommandEnd
+	TypeCommandOutput Type = 'U' // agent → host: a command's output, binary (see CommandOutput)
+	TypeCommandEnd    Type = 'N' // agent → host: JSON CommandEnd, the command is over
+	TypeCommandKill   Type = 'J' // host → agent: JSON Request with the command's ID; no reply but its CommandEnd
+
 	// Liveness, used after a sandbox is restored from a snapshot.
 	TypePing Type = 'P' // host → agent: any payload; the agent echoes the frame
 )
@@ -55,7 +61,8 @@ func (t Type) valid() bool {
 	switch t {
 	case TypeHello, TypeRun, TypeStdout, TypeStderr, TypeExit, TypeFail,
 		TypeKernel, TypeExecute, TypeEvent, TypeDone, TypeInterrupt, TypeRestart,
-		TypeFileWrite, TypeFileRead, TypeFileList, TypeAck, TypeLost, TypePing:
+		TypeFileWrite, TypeFileRead, TypeFileList, TypeAck, TypeLost, TypePing,
+		TypeCommand, TypeCommandOutput, TypeCommandEnd, TypeCommandKill:
 		return true
 	}
 	return false

@@ -103,6 +103,9 @@ type Ack struct {
 	Code       string      `json:"code,omitempty"`
 	Content    []byte      `json:"content,omitempty"`
 	Entries    []FileEntry `json:"entries,omitempty"`
+	// PID, in the Ack to a Command, is the started command's process ID
+	// inside the sandbox.
+	PID int `json:"pid,omitempty"`
 }
 
 // Lost reports that the kernel's interpreter died (OOM, killed, exited).

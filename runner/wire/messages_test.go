@@ -93,6 +93,21 @@ func TestMessageJSON(t *testing.T) {
 			msg:  wire.Ack{ID: 7, Error: "write t: no space left on device", BadRequest: true, Code: wire.FileErrNoSpace},
 			want: `{"id":7,"error":"write t: no space left on device","bad_request":true,"code":"no_space"}`,
 		},
+		{
+			name: "command",
+			msg:  wire.Command{ID: 9, Argv: []string{"/bin/bash", "-l", "-c", "echo hi"}, Env: map[string]string{"A": "1"}, Dir: "sub", TimeoutMS: 60000, MaxStdout: 10, MaxStderr: 20},
+			want: `{"id":9,"argv":["/bin/bash","-l","-c","echo hi"],"env":{"A":"1"},"dir":"sub","timeout_ms":60000,"max_stdout":10,"max_stderr":20}`,
+		},
+		{
+			name: "command started",
+			msg:  wire.Ack{ID: 9, PID: 42},
+			want: `{"id":9,"pid":42}`,
+		},
+		{
+			name: "command killed by a signal",
+			msg:  wire.CommandEnd{ID: 9, ExitCode: 143, Signal: 15, Reason: "killed", StdoutTruncated: true, ExecNS: 5},
+			want: `{"id":9,"exit_code":143,"signal":15,"reason":"killed","stdout_truncated":true,"exec_ns":5}`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,11 +1,12 @@
-package runsc
+package agentconn
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,13 +19,28 @@ import (
 // the caller's.
 const destroyTimeout = 30 * time.Second
 
-// sandbox is one gVisor container and the host ends of its agent's stdio.
-type sandbox struct {
-	rt     *Runtime
-	id     string
-	bundle string
+// Hooks are what a Conn needs of the runtime that made its sandbox.
+type Hooks struct {
+	// Destroy kills everything in the sandbox and removes it. The Conn
+	// calls it once, on a context detached from the caller's and bounded
+	// by destroyTimeout.
+	Destroy func(ctx context.Context) error
+	// OOMKills says how many times the kernel OOM-killed inside the
+	// sandbox's memory cgroup, 0 when it cannot tell. It is called before
+	// Destroy, while the cgroup exists. Nil means never.
+	OOMKills func() int
+	Logger   *slog.Logger
+}
 
-	toAgent    *os.File
+// Conn is the host end of one sandbox's agent: the frame channel to it,
+// its diagnostic log and the runtime's hooks. It is the runner.Sandbox
+// (and runner.KernelOpener) a runtime hands out.
+type Conn struct {
+	id    string
+	hooks Hooks
+	log   *slog.Logger
+
+	toAgent    io.Closer
 	w          *wire.Writer
 	frames     chan wire.Frame // closed when the agent's stdout ends
 	logs       *tail
@@ -35,13 +51,22 @@ type sandbox struct {
 	used       atomic.Bool
 }
 
-var _ runner.Sandbox = (*sandbox)(nil)
+var _ runner.Sandbox = (*Conn)(nil)
 
-func newSandbox(rt *Runtime, id, bundle string, toAgent, fromAgent, agentLog *os.File) *sandbox {
-	s := &sandbox{
-		rt:      rt,
+// New connects to the agent of sandbox id: toAgent carries frames to it,
+// fromAgent its frames back, agentLog its diagnostic log (the agent's
+// stdin, stdout and stderr). The Conn owns all three from now on.
+func New(id string, toAgent io.WriteCloser, fromAgent, agentLog io.ReadCloser, h Hooks) *Conn {
+	if h.Logger == nil {
+		h.Logger = slog.New(slog.DiscardHandler)
+	}
+	if h.OOMKills == nil {
+		h.OOMKills = func() int { return 0 }
+	}
+	s := &Conn{
 		id:      id,
-		bundle:  bundle,
+		hooks:   h,
+		log:     h.Logger,
 		toAgent: toAgent,
 		w:       wire.NewWriter(toAgent),
 		frames:  make(chan wire.Frame, 64),
@@ -53,13 +78,13 @@ func newSandbox(rt *Runtime, id, bundle string, toAgent, fromAgent, agentLog *os
 	return s
 }
 
-func (s *sandbox) ID() string            { return s.id }
-func (s *sandbox) Done() <-chan struct{} { return s.done }
+func (s *Conn) ID() string            { return s.id }
+func (s *Conn) Done() <-chan struct{} { return s.done }
 
-func (s *sandbox) markDone() { s.doneOnce.Do(func() { close(s.done) }) }
+func (s *Conn) markDone() { s.doneOnce.Do(func() { close(s.done) }) }
 
 // readFrames forwards the agent's frames until its stdout ends.
-func (s *sandbox) readFrames(f *os.File) {
+func (s *Conn) readFrames(f io.ReadCloser) {
 	defer f.Close()
 	defer close(s.frames)
 	r := wire.NewReader(f)
@@ -77,8 +102,21 @@ func (s *sandbox) readFrames(f *os.File) {
 	}
 }
 
+// Handshake waits for a freshly started agent's hello, then pings it. The
+// ping has a Python driver take its pre-run reseed now, as after a
+// restore, so that the run skips it.
+func (s *Conn) Handshake(ctx context.Context, language string) error {
+	if err := s.awaitHello(ctx, language); err != nil {
+		return fmt.Errorf("waiting for agent in %s: %w", s.id, err)
+	}
+	if err := s.Ping(ctx); err != nil {
+		return fmt.Errorf("pinging agent in %s: %w", s.id, err)
+	}
+	return nil
+}
+
 // awaitHello waits for the agent's first frame.
-func (s *sandbox) awaitHello(ctx context.Context, language string) error {
+func (s *Conn) awaitHello(ctx context.Context, language string) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
@@ -105,11 +143,11 @@ func (s *sandbox) awaitHello(ctx context.Context, language string) error {
 	}
 }
 
-// ping checks that the agent answers: a restored agent says no hello, it
+// Ping checks that the agent answers: a restored agent says no hello, it
 // was said before the checkpoint. Before answering, the agent has a Python
 // driver reseed its random state: clones of one image must ping before
 // their first request, or they would share it.
-func (s *sandbox) ping(ctx context.Context) error {
+func (s *Conn) Ping(ctx context.Context) error {
 	if err := s.w.Write(wire.TypePing, []byte(s.id)); err != nil {
 		return fmt.Errorf("sending ping: %w", err)
 	}
@@ -127,16 +165,20 @@ func (s *sandbox) ping(ctx context.Context) error {
 	}
 }
 
-// Destroy kills the container and removes it with its bundle.
-func (s *sandbox) Destroy(ctx context.Context) error {
+// AgentLog is the end of the agent's diagnostic log, for errors.
+func (s *Conn) AgentLog() string { return s.logs.String() }
+
+// Destroy has the runtime kill and remove the sandbox, and closes the
+// channel to its agent.
+func (s *Conn) Destroy(ctx context.Context) error {
 	s.destroyed.Do(func() {
 		s.markDone()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), destroyTimeout)
 		defer cancel()
-		err := s.rt.runsc.Delete(ctx, s.id, DeleteOpts{Force: true})
-		s.destroyErr = errors.Join(err, s.toAgent.Close(), os.RemoveAll(s.bundle))
+		err := s.hooks.Destroy(ctx)
+		s.destroyErr = errors.Join(err, s.toAgent.Close())
 		if err != nil {
-			s.rt.log.Warn("destroying sandbox", "sandbox_id", s.id, "err", err)
+			s.log.Warn("destroying sandbox", "sandbox_id", s.id, "err", err)
 		}
 	})
 	return s.destroyErr

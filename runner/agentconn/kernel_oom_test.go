@@ -1,4 +1,4 @@
-package runsc
+package agentconn
 
 import (
 	"encoding/json"
@@ -19,7 +19,7 @@ func fakeCgroup(t *testing.T, id string, n int) string {
 	old := cgroupFS
 	cgroupFS = t.TempDir()
 	t.Cleanup(func() { cgroupFS = old })
-	dir := filepath.Join(cgroupFS, "memory", cgroupParent, id)
+	dir := filepath.Join(cgroupFS, "memory", "paddock", id)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,8 @@ func fakeCgroup(t *testing.T, id string, n int) string {
 // as its frame channel.
 func dispatching(id string) (*kernel, chan wire.Frame) {
 	frames := make(chan wire.Frame)
-	s := &sandbox{rt: &Runtime{log: slog.New(slog.DiscardHandler)}, id: id, frames: frames}
+	s := &Conn{id: id, frames: frames, log: slog.New(slog.DiscardHandler),
+		hooks: Hooks{OOMKills: func() int { return CgroupOOMKills("/paddock/" + id) }}}
 	k := &kernel{s: s, pending: map[uint64]chan wire.Ack{}, lost: make(chan struct{})}
 	go k.dispatch()
 	return k, frames

@@ -1,4 +1,4 @@
-package runsc
+package agentconn
 
 import (
 	"context"
@@ -17,12 +17,13 @@ import (
 // (dispatch) reads every frame and routes it: acks to their waiting
 // request, events and output to the running cell, a loss to everyone.
 type kernel struct {
-	s      *sandbox
+	s      *Conn
 	nextID atomic.Uint64
 
 	mu      sync.Mutex
 	pending map[uint64]chan wire.Ack
 	cell    *cell
+	cmds    map[uint64]*command // commands in progress (kernel_command.go)
 
 	lost     chan struct{}
 	lostOnce sync.Once
@@ -43,7 +44,7 @@ type cell struct {
 }
 
 var (
-	_ runner.KernelOpener = (*sandbox)(nil)
+	_ runner.KernelOpener = (*Conn)(nil)
 	_ runner.Kernel       = (*kernel)(nil)
 )
 
@@ -55,7 +56,7 @@ const (
 )
 
 // OpenKernel turns the sandbox's pre-started interpreter into a kernel.
-func (s *sandbox) OpenKernel(ctx context.Context, opts runner.KernelOptions) (runner.Kernel, error) {
+func (s *Conn) OpenKernel(ctx context.Context, opts runner.KernelOptions) (runner.Kernel, error) {
 	if !s.used.CompareAndSwap(false, true) {
 		return nil, runner.ErrUsed
 	}
@@ -77,14 +78,14 @@ func (k *kernel) markLost(why string) {
 		k.lostWhy = why
 		k.mu.Unlock()
 		close(k.lost)
-		k.s.rt.log.Warn("kernel lost", "sandbox_id", k.s.id, "why", why)
+		k.s.log.Warn("kernel lost", "sandbox_id", k.s.id, "why", why)
 	})
 }
 
 // observeOOM latches whether the kernel OOM-killed in the sandbox's
 // memory cgroup.
 func (k *kernel) observeOOM() {
-	if !k.oom.Load() && oomKills(k.s.id) > 0 {
+	if !k.oom.Load() && k.s.hooks.OOMKills() > 0 {
 		k.oom.Store(true)
 	}
 }
@@ -143,6 +144,8 @@ func (k *kernel) dispatch() {
 			if c != nil && c.id == d.ID {
 				c.done <- d
 			}
+		case wire.TypeCommandOutput, wire.TypeCommandEnd:
+			k.routeCommand(fr)
 		case wire.TypeLost:
 			var l wire.Lost
 			_ = json.Unmarshal(fr.Payload, &l)

@@ -1,4 +1,4 @@
-package runsc
+package agentconn
 
 import (
 	"context"

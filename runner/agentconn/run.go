@@ -1,4 +1,4 @@
-package runsc
+package agentconn
 
 import (
 	"context"
@@ -16,7 +16,7 @@ const hostGrace = 2 * time.Second
 
 // Run delivers req to the agent and collects output until the exit frame,
 // the sandbox's death, the host deadline or ctx's end.
-func (s *sandbox) Run(ctx context.Context, req runner.RunRequest, out runner.OutputFunc) (runner.RunResult, error) {
+func (s *Conn) Run(ctx context.Context, req runner.RunRequest, out runner.OutputFunc) (runner.RunResult, error) {
 	if !s.used.CompareAndSwap(false, true) {
 		return runner.RunResult{}, runner.ErrUsed
 	}
@@ -81,10 +81,10 @@ func (s *sandbox) Run(ctx context.Context, req runner.RunRequest, out runner.Out
 }
 
 // exitReason refines the agent's verdict. The host OOM killer may kill
-// one of the sandbox's host processes (a systrap stub) rather than the
-// whole sandbox; the guest process then dies of SIGKILL and the agent can
-// only say "killed". The memory cgroup knows better.
-func (s *sandbox) exitReason(agent runner.Reason) runner.Reason {
+// one process of the sandbox's cgroup (under gVisor a systrap stub) rather
+// than the whole sandbox; the program then dies of SIGKILL and the agent
+// can only say "killed". The memory cgroup knows better.
+func (s *Conn) exitReason(agent runner.Reason) runner.Reason {
 	switch agent {
 	case runner.ReasonKilled, runner.ReasonError, runner.ReasonPidsLimit, runner.ReasonDiskLimit:
 	default:
@@ -92,7 +92,7 @@ func (s *sandbox) exitReason(agent runner.Reason) runner.Reason {
 	}
 	// Running out of memory is the root cause whatever else the program
 	// ran into on its way down.
-	if oomKills(s.id) > 0 {
+	if s.hooks.OOMKills() > 0 {
 		return runner.ReasonOOM
 	}
 	return agent
@@ -100,11 +100,11 @@ func (s *sandbox) exitReason(agent runner.Reason) runner.Reason {
 
 // deathReason says why the sandbox died mid-run: the kernel's OOM killer
 // (read from the sandbox's memory cgroup before it is deleted) or else.
-func (s *sandbox) deathReason() runner.Reason {
-	if oomKills(s.id) > 0 {
+func (s *Conn) deathReason() runner.Reason {
+	if s.hooks.OOMKills() > 0 {
 		return runner.ReasonOOM
 	}
-	s.rt.log.Warn("sandbox died during run", "sandbox_id", s.id, "agent_log", s.logs.String())
+	s.log.Warn("sandbox died during run", "sandbox_id", s.id, "agent_log", s.logs.String())
 	return runner.ReasonSandboxError
 }
 

@@ -1,4 +1,4 @@
-package runsc
+package agentconn
 
 import (
 	"bufio"
@@ -12,11 +12,13 @@ import (
 // point it elsewhere.
 var cgroupFS = "/sys/fs/cgroup"
 
-// oomKills reads how many times the kernel OOM-killed inside the sandbox's
-// memory cgroup. It must be called before the container is deleted, which
-// removes the cgroup. It returns 0 when the counter cannot be read.
-func oomKills(id string) int {
-	rel := strings.TrimPrefix(cgroupParent+"/"+id, "/")
+// CgroupOOMKills reads how many times the kernel OOM-killed inside the
+// memory cgroup at cgroupsPath (an OCI spec's linux.cgroupsPath, v1 or
+// v2 hierarchy): a Hooks.OOMKills for runtimes that place sandboxes in
+// such a cgroup. It must be called before the container is deleted,
+// which removes the cgroup. It returns 0 when the counter cannot be read.
+func CgroupOOMKills(cgroupsPath string) int {
+	rel := strings.TrimPrefix(cgroupsPath, "/")
 	candidates := []struct{ file, key string }{
 		{filepath.Join(cgroupFS, "memory", rel, "memory.oom_control"), "oom_kill"}, // v1
 		{filepath.Join(cgroupFS, rel, "memory.events"), "oom_kill"},                // v2
