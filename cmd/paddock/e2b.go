@@ -17,6 +17,8 @@ func e2bMount(svc *core.Service, cfg *config, logger *slog.Logger) func(*gin.Eng
 		Core:         svc,
 		MaxBodyBytes: cfg.MaxBody,
 		MaxFileBytes: cfg.MaxBody,
-		Logger:       logger,
+		// Commands obey the server's maxima as cells do.
+		MaxCommandTimeout: cfg.MaxTimeout,
+		Logger:            logger,
 	})
 }

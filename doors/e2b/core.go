@@ -24,27 +24,7 @@ type Core interface {
 	WriteFile(ctx context.Context, c core.Caller, id, path string, content []byte) error
 	ReadFile(ctx context.Context, c core.Caller, id, path string, maxBytes int64) ([]byte, error)
 	ListFiles(ctx context.Context, c core.Caller, id, dir string) ([]runner.FileInfo, error)
+	Command(ctx context.Context, c core.Caller, id string, in core.CommandInput, out runner.OutputFunc) (runner.CommandResult, error)
 }
 
 var _ Core = (*core.Service)(nil)
-
-// Command is one shell command for a session's sandbox.
-type Command struct {
-	Cmd  string            // the program, e.g. "/bin/bash"
-	Args []string          // its arguments
-	Env  map[string]string // added to the environment
-	Dir  string            // working directory relative to /workspace; "" is /workspace
-}
-
-// CommandResult is how a command ended.
-type CommandResult struct {
-	ExitCode int
-	// Status describes the end in words ("exit status 1", "timeout").
-	Status string
-}
-
-// Commander runs shell commands in a session's sandbox. Until the core
-// offers it, the door answers Process/Start with "unimplemented".
-type Commander interface {
-	Command(ctx context.Context, c core.Caller, id string, cmd Command, out func(runner.Stream, []byte)) (CommandResult, error)
-}

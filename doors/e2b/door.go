@@ -45,9 +45,11 @@ const (
 type Config struct {
 	// Core serves every call. Required.
 	Core Core
-	// Commander runs commands.run's shell commands; nil answers
-	// Process/Start with Connect's "unimplemented".
-	Commander Commander
+	// MaxCommandTimeout is the server's largest command timeout: a
+	// command gets the client's Connect-Timeout-Ms (E2B's timeoutMs, 60 s
+	// by default) up to it, or it when the client gave none. Zero leaves
+	// the core's default.
+	MaxCommandTimeout time.Duration
 	// MaxBodyBytes caps a JSON request body; MaxFileBytes a file written
 	// or read through /files.
 	MaxBodyBytes int64
@@ -60,7 +62,6 @@ type Config struct {
 type door struct {
 	cfg  Config
 	core Core
-	cmd  Commander
 	log  *slog.Logger
 	reg  *registry
 	// pids numbers the commands started; envd's pid is only a handle
@@ -84,7 +85,6 @@ func newDoor(cfg Config) *door {
 	return &door{
 		cfg:  cfg,
 		core: cfg.Core,
-		cmd:  cfg.Commander,
 		log:  cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
 		reg:  &registry{byID: map[string]*sandbox{}},
 	}

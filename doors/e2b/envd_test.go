@@ -8,8 +8,7 @@ import (
 	"mime/multipart"
 	"strings"
 	"testing"
-
-	"github.com/gin-gonic/gin"
+	"time"
 
 	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/runner"
@@ -196,13 +195,16 @@ func streamHeaders(sa sandboxAnswer) map[string]string {
 func TestProcessStartStreams(t *testing.T) {
 	td := newTestDoor(t, Config{})
 	sa := td.create("alice", map[string]any{"envVars": map[string]string{"A": "1", "B": "1"}})
-	td.cmd.Func = func(cmd Command, out func(runner.Stream, []byte)) (CommandResult, error) {
-		if cmd.Args[2] == "exit 3" {
+	td.core.CommandFunc = func(in core.CommandInput, out runner.OutputFunc) (runner.CommandResult, error) {
+		switch in.Argv[3] {
+		case "exit 3":
 			out(runner.Stderr, []byte("no"))
-			return CommandResult{ExitCode: 3}, nil
+			return runner.CommandResult{ExitCode: 3, Reason: runner.ReasonError}, nil
+		case "sleep 99":
+			return runner.CommandResult{ExitCode: 137, Signal: 9, Reason: runner.ReasonTimeout}, nil
 		}
 		out(runner.Stdout, []byte("hi\n"))
-		return CommandResult{ExitCode: 0}, nil
+		return runner.CommandResult{ExitCode: 0, Reason: runner.ReasonOK}, nil
 	}
 	a := td.do("POST", "/process.Process/Start", startBody("echo hi"), streamHeaders(sa))
 	want := []string{
@@ -214,8 +216,8 @@ func TestProcessStartStreams(t *testing.T) {
 	if got := envelopes(t, a.body); a.code != 200 || a.header.Get("Content-Type") != "application/connect+json" || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("HTTP %d\n%s", a.code, strings.Join(got, "\n"))
 	}
-	c := td.cmd.got[0]
-	if c.Cmd != "/bin/bash" || strings.Join(c.Args, " ") != "-l -c echo hi" || c.Dir != "" || c.Env["A"] != "1" || c.Env["B"] != "2" {
+	c := td.core.commands[0]
+	if strings.Join(c.Argv, " ") != "/bin/bash -l -c echo hi" || c.Dir != "" || c.Env["A"] != "1" || c.Env["B"] != "2" || c.Timeout != 0 {
 		t.Fatalf("command %+v", c)
 	}
 	a = td.do("POST", "/process.Process/Start", startBody("exit 3"), streamHeaders(sa))
@@ -228,12 +230,21 @@ func TestProcessStartStreams(t *testing.T) {
 	if got := envelopes(t, a.body); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("exit 3:\n%s", strings.Join(got, "\n"))
 	}
-	td.cmd.Func = func(Command, func(runner.Stream, []byte)) (CommandResult, error) {
-		return CommandResult{}, &core.Error{Kind: core.KindNotFound, Message: "session s01 not found"}
+	a = td.do("POST", "/process.Process/Start", startBody("sleep 99"), streamHeaders(sa))
+	want = []string{
+		`0:{"event":{"start":{"pid":3}}}`,
+		`0:{"event":{"end":{"error":"timeout: the command was killed at its time limit","exitCode":137,"exited":false,"status":"timeout: the command was killed at its time limit"}}}`,
+		`2:{}`,
+	}
+	if got := envelopes(t, a.body); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("timeout:\n%s", strings.Join(got, "\n"))
+	}
+	td.core.CommandFunc = func(core.CommandInput, runner.OutputFunc) (runner.CommandResult, error) {
+		return runner.CommandResult{}, &core.Error{Kind: core.KindNotFound, Message: "session s01 not found"}
 	}
 	a = td.do("POST", "/process.Process/Start", startBody("true"), streamHeaders(sa))
 	want = []string{
-		`0:{"event":{"start":{"pid":3}}}`,
+		`0:{"event":{"start":{"pid":4}}}`,
 		`2:{"error":{"code":"not_found","message":"session s01 not found"}}`,
 	}
 	if got := envelopes(t, a.body); strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -245,32 +256,26 @@ func TestProcessRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		cfg     Config
-		bare    bool // no Commander
 		body    []byte
 		headers func(sandboxAnswer) map[string]string
 		want    string
 	}{
-		{"no commander", Config{}, true, startBody("echo hi"), streamHeaders,
-			`2:{"error":{"code":"unimplemented","message":"commands are not served yet: this Paddock runs code (runCode) and files, not shell commands"}}`},
-		{"pty", Config{}, false, envelope(0, map[string]any{"process": map[string]any{"cmd": "/bin/bash"}, "pty": map[string]any{}}), streamHeaders,
+		{"pty", Config{}, envelope(0, map[string]any{"process": map[string]any{"cmd": "/bin/bash"}, "pty": map[string]any{}}), streamHeaders,
 			`2:{"error":{"code":"unimplemented","message":"PTY sessions are not served by Paddock"}}`},
-		{"stdin", Config{}, false, envelope(0, map[string]any{"process": map[string]any{"cmd": "/bin/bash"}, "stdin": true}), streamHeaders,
+		{"stdin", Config{}, envelope(0, map[string]any{"process": map[string]any{"cmd": "/bin/bash"}, "stdin": true}), streamHeaders,
 			`2:{"error":{"code":"unimplemented","message":"stdin for commands is not served by Paddock: pass input in the command line or a file"}}`},
-		{"cwd outside", Config{}, false, envelope(0, map[string]any{"process": map[string]any{"cmd": "/bin/ls", "cwd": "/etc"}}), streamHeaders,
+		{"cwd outside", Config{}, envelope(0, map[string]any{"process": map[string]any{"cmd": "/bin/ls", "cwd": "/etc"}}), streamHeaders,
 			`2:{"error":{"code":"invalid_argument","message":"path \"/etc\" is outside /home/user: Paddock serves only the sandbox's workspace (/workspace inside it), as /home/user"}}`},
-		{"compressed", Config{}, false, append([]byte{1}, envelope(0, map[string]any{})[1:]...), streamHeaders,
+		{"compressed", Config{}, append([]byte{1}, envelope(0, map[string]any{})[1:]...), streamHeaders,
 			`2:{"error":{"code":"invalid_argument","message":"request envelope flag 1: compressed messages are not served"}}`},
-		{"too large", Config{MaxBodyBytes: 16}, false, startBody(strings.Repeat("x", 100)), streamHeaders,
+		{"too large", Config{MaxBodyBytes: 16}, startBody(strings.Repeat("x", 100)), streamHeaders,
 			`2:{"error":{"code":"out_of_range","message":"request message over 16 bytes"}}`},
-		{"wrong token", Config{}, false, startBody("true"), func(sa sandboxAnswer) map[string]string {
+		{"wrong token", Config{}, startBody("true"), func(sa sandboxAnswer) map[string]string {
 			return with(streamHeaders(sa), "X-Access-Token", "guess")
 		}, `2:{"error":{"code":"not_found","message":"sandbox \"s01\" not found"}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			td := newTestDoor(t, tc.cfg)
-			if tc.bare {
-				td = newBareDoor(t)
-			}
 			sa := td.create("alice", nil)
 			a := td.do("POST", "/process.Process/Start", tc.body, tc.headers(sa))
 			if got := envelopes(t, a.body); a.code != 200 || strings.Join(got, "\n") != tc.want {
@@ -280,18 +285,11 @@ func TestProcessRefusals(t *testing.T) {
 	}
 }
 
-// newBareDoor is a door with no Commander.
-func newBareDoor(t *testing.T) *testDoor {
-	td := &testDoor{t: t, r: gin.New(), core: newFakeCore()}
-	Mount(Config{Core: td.core})(td.r)
-	return td
-}
-
 func TestMakeDirAndRemoveRunCommands(t *testing.T) {
 	td := newTestDoor(t, Config{})
 	sa := td.create("alice", nil)
-	td.cmd.Func = func(cmd Command, out func(runner.Stream, []byte)) (CommandResult, error) {
-		return CommandResult{}, nil
+	td.core.CommandFunc = func(core.CommandInput, runner.OutputFunc) (runner.CommandResult, error) {
+		return runner.CommandResult{}, nil
 	}
 	a := td.do("POST", "/filesystem.Filesystem/MakeDir", map[string]any{"path": "/home/user/a/b"}, rpc(sa))
 	if a.code != 200 || string(a.body) != `{"entry":{"name":"b","type":"FILE_TYPE_DIRECTORY","path":"/home/user/a/b","size":"0","mode":2147484141,"permissions":"drwxr-xr-x","owner":"sandbox","group":"sandbox"}}` {
@@ -306,10 +304,49 @@ func TestMakeDirAndRemoveRunCommands(t *testing.T) {
 		t.Fatalf("Remove home: HTTP %d %s", a.code, a.body)
 	}
 	got := []string{}
-	for _, c := range td.cmd.got {
-		got = append(got, c.Cmd+" "+strings.Join(c.Args, " "))
+	for _, c := range td.core.commands {
+		got = append(got, strings.Join(c.Argv, " "))
 	}
 	if strings.Join(got, "\n") != "/bin/mkdir -p -- /workspace/a/b\n/bin/rm -rf -- /workspace/a" {
 		t.Fatalf("commands:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+func TestProcessDirAndTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		most    time.Duration
+		header  string
+		cwd     any
+		dir     string
+		timeout time.Duration
+	}{
+		{"client's timeout under the maximum", 30 * time.Second, "10000", "/home/user/sub", "sub", 10 * time.Second},
+		{"client's timeout past the maximum", 30 * time.Second, "60000", "/home/user", "", 30 * time.Second},
+		{"no client timeout", 30 * time.Second, "", "rel/dir", "rel/dir", 30 * time.Second},
+		{"no maximum configured", 0, "60000", nil, "", 60 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			td := newTestDoor(t, Config{MaxCommandTimeout: tc.most})
+			sa := td.create("alice", nil)
+			td.core.CommandFunc = func(core.CommandInput, runner.OutputFunc) (runner.CommandResult, error) {
+				return runner.CommandResult{}, nil
+			}
+			proc := map[string]any{"cmd": "/bin/pwd"}
+			if tc.cwd != nil {
+				proc["cwd"] = tc.cwd
+			}
+			h := streamHeaders(sa)
+			if tc.header != "" {
+				h = with(h, "Connect-Timeout-Ms", tc.header)
+			}
+			a := td.do("POST", "/process.Process/Start", envelope(0, map[string]any{"process": proc}), h)
+			if a.code != 200 || len(td.core.commands) != 1 {
+				t.Fatalf("HTTP %d %q", a.code, a.body)
+			}
+			if c := td.core.commands[0]; c.Dir != tc.dir || c.Timeout != tc.timeout {
+				t.Fatalf("dir %q timeout %s, want %q %s", c.Dir, c.Timeout, tc.dir, tc.timeout)
+			}
+		})
 	}
 }

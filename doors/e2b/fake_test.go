@@ -23,6 +23,9 @@ type fakeCore struct {
 	admitted map[string]int
 	// ExecuteFunc answers a cell; nil echoes the code as stdout.
 	ExecuteFunc func(id, code string, events func(runner.Event)) (kernels.Execution, error)
+	// CommandFunc answers a command; commands records every one.
+	CommandFunc func(in core.CommandInput, out runner.OutputFunc) (runner.CommandResult, error)
+	commands    []core.CommandInput
 	// AdmitErr refuses every request when set.
 	AdmitErr error
 }
@@ -214,18 +217,16 @@ func (f *fakeCore) ListFiles(_ context.Context, c core.Caller, id, dir string) (
 	return out, nil
 }
 
-// fakeCommander answers every command with Func.
-type fakeCommander struct {
-	mu   sync.Mutex
-	got  []Command
-	Func func(cmd Command, out func(runner.Stream, []byte)) (CommandResult, error)
-}
-
-func (f *fakeCommander) Command(_ context.Context, _ core.Caller, _ string, cmd Command, out func(runner.Stream, []byte)) (CommandResult, error) {
+func (f *fakeCore) Command(_ context.Context, c core.Caller, id string, in core.CommandInput, out runner.OutputFunc) (runner.CommandResult, error) {
 	f.mu.Lock()
-	f.got = append(f.got, cmd)
+	_, err := f.lookup(c, id)
+	f.commands = append(f.commands, in)
+	fn := f.CommandFunc
 	f.mu.Unlock()
-	return f.Func(cmd, out)
+	if err != nil {
+		return runner.CommandResult{}, err
+	}
+	return fn(in, out)
 }
 
 var core429 = core.Error{Kind: core.KindTooMany, Code: "rate_limited", Message: "too many requests", RetryAfter: 1500 * time.Millisecond}

@@ -15,7 +15,6 @@ type testDoor struct {
 	t    *testing.T
 	r    *gin.Engine
 	core *fakeCore
-	cmd  *fakeCommander
 }
 
 func newTestDoor(t *testing.T, cfg Config) *testDoor {
@@ -24,10 +23,6 @@ func newTestDoor(t *testing.T, cfg Config) *testDoor {
 	fc := newFakeCore()
 	cfg.Core = fc
 	td := &testDoor{t: t, r: gin.New(), core: fc}
-	if cfg.Commander == nil {
-		td.cmd = &fakeCommander{}
-		cfg.Commander = td.cmd
-	}
 	Mount(cfg)(td.r)
 	return td
 }

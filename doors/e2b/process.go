@@ -1,7 +1,6 @@
 package e2bdoor
 
 import (
-	"context"
 	"encoding/base64"
 	"fmt"
 	"maps"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -29,8 +29,8 @@ type startRequest struct {
 // keepaliveMin bounds how often a stream sends keepalives.
 const keepaliveMin = time.Second
 
-// process serves envd's process.Process: Start runs a command in the
-// main context's sandbox, streamed.
+// process serves envd's process.Process: Start runs a command beside the
+// main context's kernel, in its sandbox, streamed.
 func (d *door) process(c *gin.Context) {
 	if c.Param("method") != "Start" {
 		unknownMethod(c, "process.Process")
@@ -41,34 +41,30 @@ func (d *door) process(c *gin.Context) {
 		failConnect(c, err)
 		return
 	}
-	cmd, err := commandOf(sandboxOf(c), req)
+	in, err := d.commandOf(c, sandboxOf(c), req)
 	if err != nil {
 		failConnect(c, err)
 		return
 	}
-	if d.cmd == nil {
-		failConnect(c, unsupported("commands are not served yet: this Paddock runs code (runCode) and files, not shell commands"))
-		return
-	}
-	d.startProcess(c, cmd)
+	d.startProcess(c, in)
 }
 
 // commandOf checks a Start request and maps its directory onto the
 // workspace; the sandbox's envVars come first, the call's win.
-func commandOf(sb *sandbox, req startRequest) (Command, error) {
+func (d *door) commandOf(c *gin.Context, sb *sandbox, req startRequest) (core.CommandInput, error) {
 	switch {
 	case req.PTY != nil:
-		return Command{}, unsupported("PTY sessions are not served by Paddock")
+		return core.CommandInput{}, unsupported("PTY sessions are not served by Paddock")
 	case req.Stdin != nil && *req.Stdin:
-		return Command{}, unsupported("stdin for commands is not served by Paddock: pass input in the command line or a file")
+		return core.CommandInput{}, unsupported("stdin for commands is not served by Paddock: pass input in the command line or a file")
 	case req.Process.Cmd == "":
-		return Command{}, invalid("process.cmd is required")
+		return core.CommandInput{}, invalid("process.cmd is required")
 	}
 	dir := ""
 	if req.Process.Cwd != nil && *req.Process.Cwd != "" {
 		rel, err := workspacePath(*req.Process.Cwd)
 		if err != nil {
-			return Command{}, err
+			return core.CommandInput{}, err
 		}
 		if rel != "." {
 			dir = rel
@@ -79,25 +75,34 @@ func commandOf(sb *sandbox, req startRequest) (Command, error) {
 		env = map[string]string{}
 	}
 	maps.Copy(env, req.Process.Envs)
-	return Command{Cmd: req.Process.Cmd, Args: req.Process.Args, Env: env, Dir: dir}, nil
+	return core.CommandInput{
+		Argv:    append([]string{req.Process.Cmd}, req.Process.Args...),
+		Env:     env,
+		Dir:     dir,
+		Timeout: d.commandTimeout(timeoutOfCall(c)),
+	}, nil
+}
+
+// commandTimeout is the client's timeout up to the server's maximum, or
+// the maximum when the client gave none.
+func (d *door) commandTimeout(asked time.Duration) time.Duration {
+	most := d.cfg.MaxCommandTimeout
+	if asked > 0 && (most == 0 || asked < most) {
+		return asked
+	}
+	return most
 }
 
 type processEvent struct {
 	Event any `json:"event"`
 }
 
-func (d *door) startProcess(c *gin.Context, cmd Command) {
+func (d *door) startProcess(c *gin.Context, in core.CommandInput) {
 	sb := sandboxOf(c)
-	ctx := c.Request.Context()
-	if t := timeoutOfCall(c); t > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t)
-		defer cancel()
-	}
 	s := newStream(c)
 	s.send(processEvent{map[string]any{"start": map[string]uint32{"pid": d.pids.Add(1)}}})
 	stop := d.keepalive(c, s)
-	res, err := d.cmd.Command(ctx, sb.owner, sb.id, cmd, func(st runner.Stream, b []byte) {
+	res, err := d.core.Command(c.Request.Context(), sb.owner, sb.id, in, func(st runner.Stream, b []byte) {
 		s.send(processEvent{map[string]any{"data": map[string]string{string(st): base64.StdEncoding.EncodeToString(b)}}})
 	})
 	stop()
@@ -106,16 +111,30 @@ func (d *door) startProcess(c *gin.Context, cmd Command) {
 		s.endWith(err)
 		return
 	}
-	status := res.Status
-	if status == "" {
-		status = "exit status " + strconv.Itoa(res.ExitCode)
-	}
-	end := map[string]any{"exitCode": res.ExitCode, "exited": true, "status": status}
+	status := statusOf(res)
+	end := map[string]any{"exitCode": res.ExitCode, "exited": res.Signal == 0, "status": status}
 	if res.ExitCode != 0 {
 		end["error"] = status
 	}
 	s.send(processEvent{map[string]any{"end": end}})
 	s.end(nil)
+}
+
+// statusOf describes how a command ended, in envd's words where it has
+// them.
+func statusOf(res runner.CommandResult) string {
+	switch res.Reason {
+	case runner.ReasonTimeout:
+		return "timeout: the command was killed at its time limit"
+	case runner.ReasonOutputLimit:
+		return "output limit: the command was killed past the server's output cap"
+	case runner.ReasonInterrupted:
+		return "interrupted"
+	}
+	if res.Signal != 0 {
+		return "signal: " + strconv.Itoa(res.Signal)
+	}
+	return "exit status " + strconv.Itoa(res.ExitCode)
 }
 
 // keepalive sends a keepalive event at the interval the client asked
@@ -145,7 +164,7 @@ func (d *door) keepalive(c *gin.Context, s *stream) (stop func()) {
 }
 
 // fsCommand serves MakeDir and Remove with a command in the sandbox
-// (mkdir -p, rm -rf), so it needs the commander too.
+// (mkdir -p, rm -rf): the core has no file call for them.
 func (d *door) fsCommand(c *gin.Context, method string) {
 	var req pathRequest
 	if err := d.readUnary(c, &req); err != nil {
@@ -160,11 +179,11 @@ func (d *door) fsCommand(c *gin.Context, method string) {
 		failConnect(c, err)
 		return
 	}
-	cmd := Command{Cmd: "/bin/mkdir", Args: []string{"-p", "--", sandboxPath(rel)}}
+	argv := []string{"/bin/mkdir", "-p", "--", sandboxPath(rel)}
 	if method == "Remove" {
-		cmd = Command{Cmd: "/bin/rm", Args: []string{"-rf", "--", sandboxPath(rel)}}
+		argv = []string{"/bin/rm", "-rf", "--", sandboxPath(rel)}
 	}
-	d.runQuiet(c, method, cmd, func() any {
+	d.runQuiet(c, method, argv, func() any {
 		if method == "Remove" {
 			return struct{}{}
 		}
@@ -189,23 +208,19 @@ func (d *door) move(c *gin.Context) {
 		failConnect(c, err)
 		return
 	}
-	cmd := Command{Cmd: "/bin/mv", Args: []string{"-T", "--", sandboxPath(src), sandboxPath(dst)}}
-	d.runQuiet(c, "Move", cmd, func() any {
+	argv := []string{"/bin/mv", "-T", "--", sandboxPath(src), sandboxPath(dst)}
+	d.runQuiet(c, "Move", argv, func() any {
 		return map[string]any{"entry": entryInfo{Name: baseName(dst), Type: "FILE_TYPE_FILE", Path: e2bPath(dst),
 			Owner: fileOwner, Group: fileOwner}}
 	})
 }
 
 // runQuiet runs a helper command for a unary filesystem method and
-// answers answer() when it exits 0.
-func (d *door) runQuiet(c *gin.Context, method string, cmd Command, answer func() any) {
-	if d.cmd == nil {
-		failConnect(c, unsupported("filesystem."+method+" needs shell commands, which this Paddock does not serve yet"))
-		return
-	}
+// answers answer() when it exits 0; a failure carries its stderr.
+func (d *door) runQuiet(c *gin.Context, method string, argv []string, answer func() any) {
 	sb := sandboxOf(c)
 	var stderr []byte
-	res, err := d.cmd.Command(c.Request.Context(), sb.owner, sb.id, cmd, func(st runner.Stream, b []byte) {
+	res, err := d.core.Command(c.Request.Context(), sb.owner, sb.id, core.CommandInput{Argv: argv}, func(st runner.Stream, b []byte) {
 		if st == runner.Stderr && len(stderr) < 4096 {
 			stderr = append(stderr, b...)
 		}
