@@ -53,7 +53,7 @@ func main() {
 	flag.IntVar(&o.rawN, "raw", 5, "raw `runsc run` (and, for snapshotted templates, `runsc restore`) samples per probe")
 	flag.IntVar(&o.nativeN, "native", 20, "native process samples per probe, from the template's root filesystem and from the host")
 	flag.IntVar(&o.sessionN, "session", 200, "session execute samples per language")
-	flag.IntVar(&o.e2bN, "e2b", 20, "E2B door create → first result samples, and as many on /v1 (0: skip)")
+	flag.IntVar(&o.e2bN, "e2b", 40, "E2B door create → first result samples, and as many on /v1 (0: skip)")
 	flag.DurationVar(&o.settle, "settle", 100*time.Millisecond, "pause between runs that start a sandbox on the request path")
 	flag.DurationVar(&o.memSettle, "mem-settle", 2*time.Second, "how long pools stay idle before their memory is read")
 	flag.DurationVar(&o.tpDuration, "throughput-duration", 15*time.Second, "how long each throughput measurement runs (the throughput target in docs/architecture.md asks for ≥ 60 s)")
