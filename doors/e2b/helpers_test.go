@@ -12,12 +12,12 @@ import (
 )
 
 type testDoor struct {
-	t    *testing.T
+	t    testing.TB
 	r    *gin.Engine
 	core *fakeCore
 }
 
-func newTestDoor(t *testing.T, cfg Config) *testDoor {
+func newTestDoor(t testing.TB, cfg Config) *testDoor {
 	t.Helper()
 	gin.SetMode(gin.ReleaseMode)
 	fc := newFakeCore()
@@ -33,7 +33,7 @@ type answer struct {
 	body   []byte
 }
 
-func (a answer) json(t *testing.T, v any) {
+func (a answer) json(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(a.body, v); err != nil {
 		t.Fatalf("decoding %s: %v", a.body, err)
