@@ -33,6 +33,10 @@ type CommandInput struct {
 	// MaxOutputBytes caps each stream: 0 is the server's cap, which it may
 	// not exceed. Past it the command is killed (Reason "output_limit").
 	MaxOutputBytes int64
+	// Started, when set, receives the command's PID in the sandbox once it
+	// has started, before any of its output reaches out (E2B's start
+	// event). It is not called when the command does not start.
+	Started func(pid int)
 }
 
 // Command runs a command in the caller's session id, beside its kernel:
@@ -95,5 +99,6 @@ func (s *Service) commandOptions(in CommandInput) (kernels.CommandOptions, error
 		return out, outOfRange(err)
 	}
 	out.MaxOutput = in.MaxOutputBytes
+	out.Started = in.Started
 	return out, nil
 }

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -32,8 +33,9 @@ func TestCommand(t *testing.T) {
 	}
 	var out strings.Builder
 	res, err := f.svc.Command(t.Context(), alice, s.ID, core.CommandInput{Argv: []string{"echo", "hi"}, Env: map[string]string{"A": "1"}, Dir: "sub",
-		Timeout: 2 * time.Second, MaxOutputBytes: 100}, func(st runner.Stream, b []byte) { out.WriteString(string(st) + ":" + string(b)) })
-	if want := (runner.CommandResult{PID: 101, Reason: runner.ReasonOK, Exec: runnertest.FakeExec}); err != nil || res != want || out.String() != "stdout:hi\n" {
+		Timeout: 2 * time.Second, MaxOutputBytes: 100, Started: func(pid int) { fmt.Fprintf(&out, "started:%d;", pid) }},
+		func(st runner.Stream, b []byte) { out.WriteString(string(st) + ":" + string(b)) })
+	if want := (runner.CommandResult{PID: 101, Reason: runner.ReasonOK, Exec: runnertest.FakeExec}); err != nil || res != want || out.String() != "started:101;stdout:hi\n" {
 		t.Errorf("Command = %+v, %v, output %q; want %+v", res, err, out.String(), want)
 	}
 	res, err = f.svc.Command(t.Context(), alice, s.ID, core.CommandInput{Argv: []string{"false"}, Dir: "."}, nil)
@@ -45,7 +47,11 @@ func TestCommand(t *testing.T) {
 		{Argv: []string{"echo", "hi"}, Env: map[string]string{"A": "1"}, Dir: "sub", Timeout: 2 * time.Second, MaxStdout: 100, MaxStderr: 100},
 		{Argv: []string{"false"}, Dir: ".", Timeout: 30 * time.Second, MaxStdout: 1 << 20, MaxStderr: 1 << 20},
 	}
-	if got := k.Commands(); !reflect.DeepEqual(got, want) {
+	got := k.Commands()
+	for i := range got {
+		got[i].Started = nil // a func: compared through its call above
+	}
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("kernel requests\n%+v\nwant\n%+v", got, want)
 	}
 

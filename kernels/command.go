@@ -34,6 +34,9 @@ type CommandOptions struct {
 	// MaxOutput caps each stream in bytes; zero means Config.MaxOutput,
 	// which is also the most it may ask for.
 	MaxOutput int64
+	// Started, when set, receives the command's PID in the sandbox once it
+	// has started, before its output (runner.CommandRequest.Started).
+	Started func(pid int)
 }
 
 // Command runs a command in the owner's session id, beside its kernel, as
@@ -95,5 +98,5 @@ func (m *Manager) checkCommand(o CommandOptions) (runner.CommandRequest, error) 
 	if maxOut == 0 {
 		maxOut = m.cfg.MaxOutput
 	}
-	return runner.CommandRequest{Argv: o.Argv, Env: o.Env, Dir: o.Dir, Timeout: timeout, MaxStdout: maxOut, MaxStderr: maxOut}, nil
+	return runner.CommandRequest{Argv: o.Argv, Env: o.Env, Dir: o.Dir, Timeout: timeout, MaxStdout: maxOut, MaxStderr: maxOut, Started: o.Started}, nil
 }

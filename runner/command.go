@@ -50,6 +50,11 @@ type CommandRequest struct {
 	// killed (ReasonOutputLimit) and the stream is truncated.
 	MaxStdout int64
 	MaxStderr int64
+	// Started, when set, is called once with the command's PID inside the
+	// sandbox as soon as it has started, before any of its output reaches
+	// out (E2B's start event). It is not called for a command that did
+	// not start.
+	Started func(pid int)
 }
 
 // CommandResult is how a command ended.

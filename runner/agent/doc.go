@@ -27,6 +27,13 @@
 // reasons the agent stops it are the agent's own, and only frames that
 // carry the cell's random key are the cell's (see cell in kernel_cell.go).
 //
+// Beside a kernel the agent also runs commands (command.go): a program the
+// host names, started like the interpreter (spawn.go) as the sandbox's
+// user in a process group of its own, in a directory confined to the
+// working directory, with stdin at its end. Their output is forwarded
+// under caps, tagged with the request's ID; their end comes from the wait
+// status the agent reaps, its timer and caps, never from their output.
+//
 // Node's heap is capped (Config.HeapMB); an interpreter that dies of it is
 // told from other aborts by what the kernel reports, its wait status and
 // peak memory (oom.go), never by what it printed.

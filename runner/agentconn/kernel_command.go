@@ -25,6 +25,10 @@ const commandDrain = time.Second
 // command is a command in progress, as dispatch sees it.
 type command struct {
 	end chan wire.CommandEnd
+	// started is closed once Command has seen the command start (and
+	// called its Started) or has returned: output waits for it.
+	started   chan struct{}
+	startOnce sync.Once
 
 	mu     sync.Mutex
 	out    runner.OutputFunc
@@ -32,6 +36,7 @@ type command struct {
 }
 
 func (c *command) emit(stream runner.Stream, b []byte) {
+	<-c.started
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.closed && c.out != nil {
@@ -39,7 +44,10 @@ func (c *command) emit(stream runner.Stream, b []byte) {
 	}
 }
 
+func (c *command) markStarted() { c.startOnce.Do(func() { close(c.started) }) }
+
 func (c *command) close() {
+	c.markStarted()
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
@@ -53,7 +61,7 @@ func (k *kernel) Command(ctx context.Context, req runner.CommandRequest, out run
 		return runner.CommandResult{}, runner.ErrKernelLost
 	}
 	id := k.nextID.Add(1)
-	c := &command{end: make(chan wire.CommandEnd, 1), out: out}
+	c := &command{end: make(chan wire.CommandEnd, 1), started: make(chan struct{}), out: out}
 	k.mu.Lock()
 	if k.cmds == nil {
 		k.cmds = map[uint64]*command{}
@@ -70,14 +78,21 @@ func (k *kernel) Command(ctx context.Context, req runner.CommandRequest, out run
 	start := time.Now()
 	msg := wire.Command{ID: id, Argv: req.Argv, Env: req.Env, Dir: req.Dir, TimeoutMS: req.Timeout.Milliseconds(),
 		MaxStdout: req.MaxStdout, MaxStderr: req.MaxStderr}
-	a, err := k.request(ctx, wire.TypeCommand, id, msg, requestTimeout)
+	if err := ctx.Err(); err != nil {
+		return runner.CommandResult{}, err
+	}
+	// The agent answers at once: the start is awaited even if ctx ends
+	// meanwhile, so that a command that started is always killed and
+	// waited for below.
+	a, err := k.request(context.WithoutCancel(ctx), wire.TypeCommand, id, msg, requestTimeout)
 	if err != nil {
-		if ctx.Err() != nil {
-			k.killCommand(id) // it may have started meanwhile
-		}
 		return runner.CommandResult{}, fmt.Errorf("starting a command in %s: %w", k.s.id, fileOpErr(err, runner.FileCommandDir, req.Dir))
 	}
 	res := runner.CommandResult{PID: a.PID}
+	if req.Started != nil {
+		req.Started(a.PID)
+	}
+	c.markStarted()
 	// The agent kills at the timeout; the host gives it a little longer
 	// before it gives up on the sandbox.
 	var deadline <-chan time.Time

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,38 +14,10 @@ import (
 	"github.com/paddock-dev/paddock/runner/wire"
 )
 
-// fakeAgent is the agent's end of a Conn, driven by the test: got
-// receives every frame the host sends, w writes frames back.
-type fakeAgent struct {
-	t   *testing.T
-	got chan wire.Frame
-	w   *wire.Writer
-}
-
-// openFake opens a kernel on a Conn whose agent is a fakeAgent.
-func openFake(t *testing.T) (runner.Kernel, *fakeAgent) {
+// openKernel opens a kernel on a Conn whose agent is a fakeAgent.
+func openKernel(t *testing.T) (runner.Kernel, *fakeAgent) {
 	t.Helper()
-	toAgentR, toAgentW := io.Pipe()
-	fromAgentR, fromAgentW := io.Pipe()
-	logR, logW := io.Pipe()
-	c := New("pd-fake", toAgentW, fromAgentR, logR, Hooks{Destroy: func(context.Context) error { return nil }})
-	a := &fakeAgent{t: t, got: make(chan wire.Frame, 16), w: wire.NewWriter(fromAgentW)}
-	go func() {
-		r := wire.NewReader(toAgentR)
-		for {
-			f, err := r.Read()
-			if err != nil {
-				close(a.got)
-				return
-			}
-			a.got <- f
-		}
-	}()
-	t.Cleanup(func() {
-		fromAgentW.Close()
-		logW.Close()
-		_ = c.Destroy(context.Background())
-	})
+	c, a := connect(t)
 	opened := make(chan runner.Kernel, 1)
 	go func() {
 		k, err := c.OpenKernel(t.Context(), runner.KernelOptions{})
@@ -55,41 +27,24 @@ func openFake(t *testing.T) (runner.Kernel, *fakeAgent) {
 		opened <- k
 	}()
 	var open wire.KernelOpen
-	a.expect(wire.TypeKernel, &open)
+	expectJSON(a, wire.TypeKernel, &open)
 	a.send(wire.TypeAck, wire.Ack{ID: open.ID})
 	return <-opened, a
 }
 
-// expect reads the host's next frame, which must be of type typ, into v.
-func (a *fakeAgent) expect(typ wire.Type, v any) {
+// expectJSON reads the Conn's next frame, which must be of type typ, into v.
+func expectJSON(a *fakeAgent, typ wire.Type, v any) {
 	a.t.Helper()
-	select {
-	case f := <-a.got:
-		if f.Type != typ {
-			a.t.Fatalf("host sent %c %s, want %c", f.Type, f.Payload, typ)
-		}
-		if err := json.Unmarshal(f.Payload, v); err != nil {
-			a.t.Fatal(err)
-		}
-	case <-time.After(time.Minute): // a safety net
-		a.t.Fatalf("host sent no %c frame", typ)
+	fr := a.expect(typ)
+	if err := json.Unmarshal(fr.Payload, v); err != nil {
+		a.t.Fatalf("decoding %c %s: %v", fr.Type, fr.Payload, err)
 	}
 }
 
-func (a *fakeAgent) send(typ wire.Type, v any) {
+// sendOutput sends a chunk of command id's output on stream.
+func sendOutput(a *fakeAgent, id uint64, stream byte, s string) {
 	a.t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	if err := a.w.Write(typ, b); err != nil {
-		a.t.Fatal(err)
-	}
-}
-
-func (a *fakeAgent) output(id uint64, stream byte, s string) {
-	a.t.Helper()
-	if err := a.w.Write(wire.TypeCommandOutput, wire.AppendCommandOutput(nil, wire.CommandOutput{ID: id, Stream: stream, Data: []byte(s)})); err != nil {
+	if err := a.out.Write(wire.TypeCommandOutput, wire.AppendCommandOutput(nil, wire.CommandOutput{ID: id, Stream: stream, Data: []byte(s)})); err != nil {
 		a.t.Fatal(err)
 	}
 }
@@ -127,20 +82,20 @@ func goCommand(ctx context.Context, k runner.Kernel, req runner.CommandRequest, 
 }
 
 func TestCommandRoutesOutputAndEnd(t *testing.T) {
-	k, a := openFake(t)
+	k, a := openKernel(t)
 	var out collected
 	ret := goCommand(t.Context(), k, runner.CommandRequest{Argv: []string{"sh", "-c", "x"}, Env: map[string]string{"A": "1"}, Dir: "d",
-		Timeout: 2 * time.Second, MaxStdout: 10, MaxStderr: 20}, out.out)
+		Timeout: 2 * time.Second, MaxStdout: 10, MaxStderr: 20, Started: func(pid int) { out.out("started", []byte(strconv.Itoa(pid))) }}, out.out)
 	var req wire.Command
-	a.expect(wire.TypeCommand, &req)
+	expectJSON(a, wire.TypeCommand, &req)
 	want := wire.Command{ID: req.ID, Argv: []string{"sh", "-c", "x"}, Env: map[string]string{"A": "1"}, Dir: "d", TimeoutMS: 2000, MaxStdout: 10, MaxStderr: 20}
 	if b1, b2 := mustJSON(t, req), mustJSON(t, want); b1 != b2 {
 		t.Errorf("request %s, want %s", b1, b2)
 	}
 	a.send(wire.TypeAck, wire.Ack{ID: req.ID, PID: 42})
-	a.output(req.ID, wire.StreamStdout, "one")
-	a.output(req.ID+100, wire.StreamStdout, "another command's")
-	a.output(req.ID, wire.StreamStderr, "two")
+	sendOutput(a, req.ID, wire.StreamStdout, "one")
+	sendOutput(a, req.ID+100, wire.StreamStdout, "another command's")
+	sendOutput(a, req.ID, wire.StreamStderr, "two")
 	a.send(wire.TypeCommandEnd, wire.CommandEnd{ID: req.ID + 100, ExitCode: 9, Reason: "error"})
 	a.send(wire.TypeCommandEnd, wire.CommandEnd{ID: req.ID, ExitCode: 143, Signal: 15, Reason: "killed", StderrTruncated: true})
 	r := <-ret
@@ -148,16 +103,16 @@ func TestCommandRoutesOutputAndEnd(t *testing.T) {
 	if want := (runner.CommandResult{PID: 42, ExitCode: 143, Signal: 15, Reason: runner.ReasonKilled, StderrTruncated: true}); r.err != nil || r.res != want {
 		t.Errorf("Command = %+v, %v; want %+v", r.res, r.err, want)
 	}
-	if got := out.String(); got != "stdout:one;stderr:two;" {
+	if got := out.String(); got != "started:42;stdout:one;stderr:two;" {
 		t.Errorf("output %q", got)
 	}
 }
 
 func TestCommandRefusedDir(t *testing.T) {
-	k, a := openFake(t)
+	k, a := openKernel(t)
 	ret := goCommand(t.Context(), k, runner.CommandRequest{Argv: []string{"pwd"}, Dir: "../x"}, nil)
 	var req wire.Command
-	a.expect(wire.TypeCommand, &req)
+	expectJSON(a, wire.TypeCommand, &req)
 	a.send(wire.TypeAck, wire.Ack{ID: req.ID, Error: "path escapes", BadRequest: true, Code: wire.FileErrBadPath})
 	r := <-ret
 	var fe *runner.FileError
@@ -169,16 +124,16 @@ func TestCommandRefusedDir(t *testing.T) {
 // A caller that goes away has the agent kill the command; Command returns
 // once its end arrives, and its output is never delivered after that.
 func TestCommandCallerGone(t *testing.T) {
-	k, a := openFake(t)
+	k, a := openKernel(t)
 	var out collected
 	ctx, cancel := context.WithCancel(t.Context())
 	ret := goCommand(ctx, k, runner.CommandRequest{Argv: []string{"sleep"}}, out.out)
 	var req wire.Command
-	a.expect(wire.TypeCommand, &req)
+	expectJSON(a, wire.TypeCommand, &req)
 	a.send(wire.TypeAck, wire.Ack{ID: req.ID, PID: 7})
 	cancel()
 	var kill wire.Request
-	a.expect(wire.TypeCommandKill, &kill)
+	expectJSON(a, wire.TypeCommandKill, &kill)
 	if kill.ID != req.ID {
 		t.Errorf("kill names %d, want the command's %d", kill.ID, req.ID)
 	}
@@ -187,10 +142,10 @@ func TestCommandCallerGone(t *testing.T) {
 	if !errors.Is(r.err, context.Canceled) || r.res.Reason != runner.ReasonInterrupted {
 		t.Errorf("Command = %+v, %v; want interrupted and context.Canceled", r.res, r.err)
 	}
-	a.output(req.ID, wire.StreamStdout, "late")
+	sendOutput(a, req.ID, wire.StreamStdout, "late")
 	// A second command's round trip orders the late output before it.
 	ret = goCommand(t.Context(), k, runner.CommandRequest{Argv: []string{"true"}}, nil)
-	a.expect(wire.TypeCommand, &req)
+	expectJSON(a, wire.TypeCommand, &req)
 	a.send(wire.TypeAck, wire.Ack{ID: req.ID, PID: 8})
 	a.send(wire.TypeCommandEnd, wire.CommandEnd{ID: req.ID, Reason: "ok"})
 	if r := <-ret; r.err != nil {

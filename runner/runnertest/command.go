@@ -14,8 +14,9 @@ type CommandFunc func(ctx context.Context, req runner.CommandRequest, out runner
 
 var _ runner.Commander = (*Kernel)(nil)
 
-// Command runs req with CommandFunc or, by default, a tiny shell: "echo"
-// prints its arguments, "false" exits 1, anything else exits 0 and prints
+// Command runs req with CommandFunc or, by default, a tiny shell that
+// calls req.Started with its PID (100 + the number of commands so far),
+// then: "echo" prints its arguments, "false" exits 1, anything else exits 0 and prints
 // nothing. An empty Argv is runner.ErrBadRequest; an absolute Dir or one
 // with a ".." component is a runner.FileError, as the agent would say.
 // Commands may run while a cell runs and never count as overlaps.
@@ -47,6 +48,9 @@ func (k *Kernel) Command(ctx context.Context, req runner.CommandRequest, out run
 		}
 	}
 	res := runner.CommandResult{PID: 100 + len(k.Commands()), Reason: runner.ReasonOK, Exec: FakeExec}
+	if req.Started != nil {
+		req.Started(res.PID)
+	}
 	switch req.Argv[0] {
 	case "echo":
 		if out != nil {

@@ -79,12 +79,21 @@ func runCommand(t *testing.T, k runner.Kernel, req runner.CommandRequest) (cmdSh
 		req.Timeout = time.Minute // a safety net
 	}
 	var o commandOutput
+	started := 0
+	req.Started = func(pid int) {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.stdout.Len() > 0 || o.stderr.Len() > 0 {
+			t.Errorf("command %q: started after output", req.Argv)
+		}
+		started = pid
+	}
 	res, err := k.(runner.Commander).Command(t.Context(), req, o.out)
 	if err != nil {
 		t.Fatalf("command %q: %v", req.Argv, err)
 	}
-	if res.PID <= 1 {
-		t.Errorf("command %q: pid %d", req.Argv, res.PID)
+	if res.PID <= 1 || started != res.PID {
+		t.Errorf("command %q: pid %d, started with %d", req.Argv, res.PID, started)
 	}
 	stdout, stderr := o.text()
 	return cmdShape{stdout: stdout, stderr: stderr, exitCode: res.ExitCode, signal: res.Signal, reason: res.Reason}, res
@@ -123,6 +132,8 @@ func TestGVisorCommands(t *testing.T) {
 			},
 			want: cmdShape{stdout: forged, stderr: "refused\n", exitCode: 7, reason: runner.ReasonError},
 		},
+		{name: "the agent is out of reach", req: runner.CommandRequest{Argv: bash("kill -KILL 1 2>/dev/null || echo refused")},
+			want: cmdShape{stdout: "refused\n", reason: runner.ReasonOK}},
 		{name: "timeout", req: runner.CommandRequest{Argv: []string{"sleep", "600"}, Timeout: 500 * time.Millisecond},
 			want: cmdShape{exitCode: 137, signal: 9, reason: runner.ReasonTimeout}},
 		{name: "output cap", req: runner.CommandRequest{Argv: bash("yes | head -c 100000"), MaxStdout: 1000},
