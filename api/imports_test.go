@@ -43,6 +43,8 @@ func TestImportsPointDown(t *testing.T) {
 		{dir: "api/jobs", stdlibOnly: true, forbidden: []string{"net/http"}},
 		// The range checks every door shares: the standard library only.
 		{dir: "policy", stdlibOnly: true, forbidden: []string{"net/http"}},
+		// The E2B door translates its protocol onto the core: never the pool, the runtime or another door.
+		{dir: "doors/e2b", forbidden: []string{module + "/api", module + "/cmd", module + "/pool", module + "/runner/runsc", module + "/rootfs", module + "/doors/mcp"}},
 		{dir: "rootfs", forbidden: []string{module + "/api", module + "/core", module + "/doors", module + "/cmd", module + "/kernels", module + "/pool"}},
 	}
 	everywhereBut := []struct {

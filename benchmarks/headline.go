@@ -126,5 +126,6 @@ func headlines(rows []row, tps []throughput, mems []memRow) []headline {
 			}
 		}
 	}
+	out = append(out, e2bHeadlines(rows)...)
 	return out
 }

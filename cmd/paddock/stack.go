@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+
 	"github.com/paddock-dev/paddock/api"
 	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/core"

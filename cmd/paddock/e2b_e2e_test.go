@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paddock-dev/paddock/internal/prereq"
+)
+
+// clientsDir holds the pinned npm clients (make clients installs them).
+const clientsDir = "../../doors/clients"
+
+// nodeScript runs one of doors/clients/*.mjs with env and returns the
+// last line it printed, failing the test with its output otherwise.
+func nodeScript(t *testing.T, script string, env ...string) []byte {
+	t.Helper()
+	node := prereq.Command(t, "node", "nodejs")
+	if _, err := os.Stat(filepath.Join(clientsDir, "node_modules", ".package-lock.json")); err != nil {
+		prereq.Missing(t, "the door clients' npm packages are not installed", "run make clients")
+	}
+	// A safety net only: the script waits on the server, never on time.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script)
+	cmd.Dir = clientsDir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node %s: %v (the 10-minute safety net, if the context ended)\nstdout:\n%s\nstderr:\n%s", script, err, stdout.Bytes(), stderr.Bytes())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	return []byte(lines[len(lines)-1])
+}
+
+// mintToken signs a token for subject with the server's secret.
+func mintToken(t *testing.T, secretFile, subject string) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := tokenCmd([]string{"--subject=" + subject, "--scopes=run,sessions", "--jwt-hs256-secret-file=" + secretFile}, &out); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(out.String())
+}
+
+// TestE2BSDK drives the real @e2b/code-interpreter SDK (doors/clients/e2b.mjs)
+// against a real Paddock on gVisor with auth on: state across cells, a
+// plot, an exception, a JavaScript context, commands, files, another
+// tenant kept out (H45), kill.
+func TestE2BSDK(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte(strings.Repeat("s3cret-for-the-e2b-door-test-", 2)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newE2EWith(t, "--jwt-hs256-secret-file="+secret)
+	got := nodeScript(t, "e2b.mjs",
+		"E2B_API_URL="+e.srv.URL, "E2B_SANDBOX_URL="+e.srv.URL,
+		"E2B_API_KEY="+mintToken(t, secret, "alice"), "OTHER_KEY="+mintToken(t, secret, "bob"))
+	want := `{
+		"state": {"text": "42", "count": 2},
+		"plot": {"png": "89504e470d0a1a0a", "main": false},
+		"error": {"name": "ZeroDivisionError", "value": "division by zero", "traceback": true},
+		"stdout": {"logs": ["streamed\n"], "callback": ["streamed\n"]},
+		"js": {"language": "javascript", "text": "42", "contexts": ["python", "javascript"]},
+		"command": {"stdout": "hi\n", "exitCode": 0},
+		"commandFails": {"exitError": true, "exitCode": 3, "stderr": "oops\n"},
+		"files": {"read": "hello e2b", "list": ["hello.txt:file:9"], "exists": true, "missing": false,
+			"info": "hello.txt:file:/home/user/data/hello.txt", "python": "'hello e2b'"},
+		"outside": "InvalidArgumentError",
+		"otherTenant": "NotFoundError",
+		"noToken": 401,
+		"control": {"template": "code-interpreter-v1", "state": "running", "listed": true, "running": true},
+		"kill": {"killed": true, "after": "NotFoundError", "again": false}
+	}`
+	var g, w map[string]any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("script printed %s: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	for k := range w {
+		if !reflect.DeepEqual(g[k], w[k]) {
+			gj, _ := json.Marshal(g[k])
+			wj, _ := json.Marshal(w[k])
+			t.Errorf("%s: got %s\n\twant %s", k, gj, wj)
+		}
+	}
+	if left := e.st.Kernels.ListAll(); len(left) != 0 {
+		t.Errorf("sessions left after kill: %+v", left)
+	}
+}
