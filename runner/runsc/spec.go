@@ -125,7 +125,7 @@ func ociSpec(id string, s runner.Spec, hostAgentDir string) *specs.Spec {
 			CgroupsPath: cgroupParent + "/" + id,
 			Resources: &specs.LinuxResources{
 				Memory: &specs.LinuxMemory{Limit: &mem, Swap: &mem},
-				Pids:   &specs.LinuxPids{Limit: pids},
+				Pids:   &specs.LinuxPids{Limit: &pids},
 				CPU:    &specs.LinuxCPU{Quota: &quota, Period: &period},
 			},
 			Namespaces: []specs.LinuxNamespace{
