@@ -3,9 +3,9 @@ package runc
 import (
 	"fmt"
 
-	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"github.com/opencontainers/runc/libcontainer/configs"
 	"github.com/opencontainers/runc/libcontainer/specconv"
+	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/sys/unix"
 )
 
