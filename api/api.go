@@ -119,6 +119,7 @@ type server struct {
 	kernels   *kernels.Manager  // nil when sessions are disabled
 	byLang    map[string]target // language → where its runs go
 	langOf    map[string]string // template → language
+	runtimeOf map[string]string // template → runtime
 	languages []string          // sorted, for messages
 	verifier  *verifier         // nil when auth is off
 	tenants   *tenants
@@ -200,11 +201,12 @@ func newServer(cfg Config) *server {
 		cfg.TenantBurst = max(DefaultTenantBurst, int(math.Ceil(cfg.TenantRate)))
 	}
 	s := &server{cfg: cfg, log: cfg.Logger, pool: cfg.Pool, kernels: cfg.Kernels,
-		byLang: map[string]target{}, langOf: map[string]string{},
+		byLang: map[string]target{}, langOf: map[string]string{}, runtimeOf: map[string]string{},
 		verifier: newVerifier(cfg.Auth, cfg.Now), tenants: newTenants(cfg), authFailures: newAuthFailures(cfg),
 		metrics: newMetrics(cfg.Pool, cfg.Logger)}
 	for _, t := range cfg.Templates {
 		s.langOf[t.Name] = t.Language
+		s.runtimeOf[t.Name] = t.Runtime
 		if cur, ok := s.byLang[t.Language]; !ok || (t.Name == t.Language && cur.template != t.Language) {
 			timeout := cfg.DefaultTimeout
 			if t.Limits.TimeoutMS > 0 {

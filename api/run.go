@@ -27,6 +27,7 @@ type runResponse struct {
 	Warm            bool           `json:"warm"`
 	Start           pool.StartKind `json:"start"`
 	SandboxID       string         `json:"sandbox_id"`
+	Runtime         string         `json:"runtime,omitempty"` // what isolated the run: runsc or runc
 	Timing          timingResponse `json:"timing"`
 }
 
@@ -85,7 +86,9 @@ func (s *server) run(c *gin.Context) {
 		return
 	}
 	s.metrics.observeRun(template, o)
-	s.writeRun(c, rj, newRunResponse(o))
+	resp := newRunResponse(o)
+	resp.Runtime = s.runtimeOf[template]
+	s.writeRun(c, rj, resp)
 }
 
 func newRunResponse(o pool.Outcome) runResponse {

@@ -25,6 +25,8 @@ type sessionResponse struct {
 	// run's response.
 	Warm  bool           `json:"warm"`
 	Start pool.StartKind `json:"start"`
+	// Runtime is what isolates the session's sandbox: runsc or runc.
+	Runtime string `json:"runtime,omitempty"`
 	// Timing is only in the answer to the create.
 	Timing *sessionTiming `json:"timing,omitempty"`
 }
@@ -175,5 +177,6 @@ func (s *server) sessionResponse(info kernels.Info) sessionResponse {
 		TTLS:           int64(info.TTL / time.Second),
 		Warm:           info.Start == pool.StartPool,
 		Start:          info.Start,
+		Runtime:        s.runtimeOf[info.Template],
 	}
 }

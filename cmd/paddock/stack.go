@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,14 +17,13 @@ import (
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/rootfs"
 	"github.com/paddock-dev/paddock/runner"
-	"github.com/paddock-dev/paddock/runner/runsc"
 	"github.com/paddock-dev/paddock/templates"
 )
 
 // stack is the wired server: runtime → pool → kernels → API, and the
 // API's job store.
 type stack struct {
-	Runtime *runsc.Runtime
+	Runtime runtime
 	Pool    *pool.Manager
 	Kernels *kernels.Manager
 	Jobs    *jobs.Store
@@ -95,14 +93,7 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		}
 		tmpls = append(tmpls, t)
 	}
-	rt, err := runsc.New(runsc.Config{
-		Runsc:       cfg.Runsc,
-		StateDir:    cfg.StateDir,
-		Agent:       cfg.Agent,
-		Platform:    cfg.Platform,
-		Logger:      logger,
-		SnapshotDir: cmp.Or(cfg.SnapshotDir, filepath.Join(cfg.CacheDir, "snapshots")),
-	})
+	rt, err := newRuntime(cfg, logger)
 	if err != nil {
 		return nil, fmt.Errorf("preparing runtime: %w", err)
 	}
@@ -147,7 +138,7 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 				Labels:   map[string]string{"instance": instance, "template": t.Name},
 			},
 		})
-		infos = append(infos, apiTemplate(t, img))
+		infos = append(infos, withRuntime(apiTemplate(t, img), cfg.Runtime))
 	}
 	budget, err := memoryBudget(cfg.PoolMemoryMB)
 	if err != nil {

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/paddock-dev/paddock/api"
+	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/runc"
+	"github.com/paddock-dev/paddock/runner/runsc"
+)
+
+// runtime is what the server needs of its runtime beyond starting
+// sandboxes: destroying what another server left under its state, and
+// releasing its own host state at the end.
+type runtime interface {
+	runner.Runtime
+	Cleanup(ctx context.Context) (int, error)
+	ReapOthers(ctx context.Context, label, value string) (int, error)
+	Close() error
+}
+
+// Runtime notes, as /v1/templates shows them.
+const (
+	runscNote = "gVisor: each sandbox runs on a kernel of its own (gVisor's Sentry), between user code and the host's kernel."
+	runcNote  = "runc: plain Linux containers (namespaces, cgroups, dropped capabilities) sharing the host's kernel, " +
+		"with no second kernel in between: a kernel bug user code can reach is the host's. For trusted code only. " +
+		"Snapshots are gVisor-only: sandboxes here are always booted."
+)
+
+// withRuntime says in t which runtime serves it.
+func withRuntime(t api.Template, name string) api.Template {
+	t.Runtime, t.RuntimeNote = name, runscNote
+	if name == "runc" {
+		t.RuntimeNote = runcNote
+	}
+	return t
+}
+
+// newRuntime builds the runtime --runtime names. Each keeps its state in
+// its own directory under --state-dir, so neither takes the other's
+// sandboxes for orphans.
+func newRuntime(cfg *config, logger *slog.Logger) (runtime, error) {
+	if cfg.Runtime == "runc" {
+		return runc.New(runc.Config{
+			StateDir: filepath.Join(cfg.StateDir, "runc"),
+			Agent:    cfg.Agent,
+			Logger:   logger,
+		})
+	}
+	return runsc.New(runsc.Config{
+		Runsc:       cfg.Runsc,
+		StateDir:    cfg.StateDir,
+		Agent:       cfg.Agent,
+		Platform:    cfg.Platform,
+		Logger:      logger,
+		SnapshotDir: cmp.Or(cfg.SnapshotDir, filepath.Join(cfg.CacheDir, "snapshots")),
+	})
+}
