@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/opencontainers/runc/libcontainer"
@@ -63,7 +64,7 @@ func (rt *Runtime) launch(id string, spec runner.Spec) (_ *container, err error)
 		pipes[i] = [2]*os.File{r, w}
 	}
 	proc := &libcontainer.Process{
-		Args:   oci.Process.Args,
+		Args:   append(slices.Clone(oci.Process.Args), "--host-kernel"),
 		Env:    oci.Process.Env,
 		Cwd:    oci.Process.Cwd,
 		UID:    int(oci.Process.User.UID),
