@@ -17,6 +17,9 @@ type Env struct {
 	Specs map[string]runner.Spec
 	// Live lists the sandboxes the runtime still has on the host.
 	Live func(t testing.TB) []string
+	// HostKernel says the sandboxes share the host's kernel (runc): the
+	// few cases whose outcome differs there say how.
+	HostKernel bool
 	// Reopen makes a second runtime on the same state, as a server
 	// restarted after a crash would, for its Cleanup.
 	Reopen func(t testing.TB) Cleaner

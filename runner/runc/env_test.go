@@ -95,9 +95,10 @@ func (e *realEnv) live(t testing.TB) []string {
 
 func (e *realEnv) env() contract.Env {
 	return contract.Env{
-		Runtime: e.rt,
-		Specs:   e.specs,
-		Live:    e.live,
+		Runtime:    e.rt,
+		Specs:      e.specs,
+		HostKernel: true,
+		Live:       e.live,
 		Reopen: func(t testing.TB) contract.Cleaner {
 			rt, err := runc.New(e.cfg)
 			if err != nil {
