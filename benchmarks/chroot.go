@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"syscall"
+
+	"github.com/paddock-dev/paddock/runner/ocispec"
 )
 
 // The native baseline runs a template's own interpreter and libraries
@@ -16,12 +18,9 @@ import (
 // nothing the interpreter does can write to it, and the mounts vanish
 // with the namespace.
 
-// sandboxUser is the uid and gid Paddock runs user code as.
-const sandboxUser = 1000
-
 // rootfsEnv is the environment of a program run in a root filesystem:
 // the sandbox's PATH and locale, nothing of the host's.
-var rootfsEnv = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8", "HOME=/workspace"}
+var rootfsEnv = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8", "HOME=" + ocispec.WorkDir}
 
 // inReadOnlyRoot calls f on a goroutine locked to an OS thread that has a
 // mount namespace of its own, in which rootfs is bind-mounted read-only
@@ -77,10 +76,10 @@ func privateReadOnlyBind(rootfs, mnt string) error {
 func rootfsCommand(root string, argv []string) *exec.Cmd {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = rootfsEnv
-	cmd.Dir = "/workspace"
+	cmd.Dir = ocispec.WorkDir
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Chroot:     root,
-		Credential: &syscall.Credential{Uid: sandboxUser, Gid: sandboxUser},
+		Credential: &syscall.Credential{Uid: ocispec.UID, Gid: ocispec.GID},
 		Pdeathsig:  syscall.SIGKILL,
 	}
 	return cmd

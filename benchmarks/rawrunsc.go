@@ -17,6 +17,7 @@ import (
 
 	"github.com/paddock-dev/paddock/rootfs"
 	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/ocispec"
 	"github.com/paddock-dev/paddock/runner/runsc"
 	"github.com/paddock-dev/paddock/templates"
 )
@@ -27,7 +28,7 @@ const rawPlatform = "systrap"
 
 // rawRuntime runs programs of one template under runsc without Paddock:
 // no agent, no pool, no HTTP. Each container gets the OCI spec Paddock
-// renders for the template's sandboxes (runsc.OCISpec: the same memory,
+// renders for the template's sandboxes (ocispec.Render: the same memory,
 // CPU and pids cgroup limits, rlimits, mounts and overlay size), with the
 // interpreter as its process in place of the agent. It is the baseline of
 // cold starts, restores and throughput.
@@ -71,12 +72,12 @@ func templateLimits(l templates.Limits) runner.Limits {
 // rawSpec is Paddock's spec for container id with argv as its process,
 // run as the sandbox user in /workspace with no capabilities.
 func (rt *rawRuntime) rawSpec(id string, argv []string) *specs.Spec {
-	s := runsc.OCISpec(id, rt.spec, rt.agentDir)
+	s := ocispec.Render(id, rt.spec, rt.agentDir)
 	s.Process = &specs.Process{
-		User:            specs.User{UID: sandboxUser, GID: sandboxUser},
+		User:            specs.User{UID: ocispec.UID, GID: ocispec.GID},
 		Args:            argv,
 		Env:             rootfsEnv,
-		Cwd:             "/workspace",
+		Cwd:             ocispec.WorkDir,
 		Rlimits:         s.Process.Rlimits,
 		NoNewPrivileges: true,
 	}

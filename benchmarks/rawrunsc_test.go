@@ -11,6 +11,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/ocispec"
 	"github.com/paddock-dev/paddock/runner/runsc"
 	"github.com/paddock-dev/paddock/templates"
 )
@@ -49,7 +50,7 @@ func TestRawSpecHasPaddocksLimitsAndTheInterpreter(t *testing.T) {
 		t.Errorf("create flags %q", flags)
 	}
 	// Everything but the process is what Paddock renders.
-	paddock := runsc.OCISpec("raw-0123456789abcdef", rt.spec, "/agent")
+	paddock := ocispec.Render("raw-0123456789abcdef", rt.spec, "/agent")
 	got.Process, paddock.Process = nil, nil
 	a, _ := json.Marshal(got)
 	b, _ := json.Marshal(paddock)

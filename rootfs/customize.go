@@ -8,7 +8,9 @@ import (
 	"strings"
 )
 
-// The sandbox user. Its home is the working directory of every run.
+// The sandbox user. Its home is the working directory of every run. The
+// runtimes render the same layout (runner/ocispec; layout_test.go binds
+// the two).
 const (
 	sandboxUser = "sandbox"
 	sandboxUID  = 1000

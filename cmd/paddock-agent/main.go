@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/paddock-dev/paddock/runner/agent"
+	"github.com/paddock-dev/paddock/runner/ocispec"
 )
 
 func main() {
@@ -51,9 +52,9 @@ func parseFlags(args []string, errOut io.Writer) (agent.Config, bool, error) {
 	)
 	fs.StringVar(&cfg.Language, "language", agent.LanguagePython, "interpreter to drive: python or node")
 	fs.StringVar(&cfg.Interpreter, "interpreter", "", "interpreter path or name on "+agent.SearchPath+" (default python3 or node)")
-	fs.IntVar(&cfg.UID, "uid", 1000, "user that runs the code (0 with --gid 0: the agent's own)")
-	fs.IntVar(&cfg.GID, "gid", 1000, "group that runs the code")
-	fs.StringVar(&cfg.Workdir, "workdir", "/workspace", "working directory and HOME of the code")
+	fs.IntVar(&cfg.UID, "uid", ocispec.UID, "user that runs the code (0 with --gid 0: the agent's own)")
+	fs.IntVar(&cfg.GID, "gid", ocispec.GID, "group that runs the code")
+	fs.StringVar(&cfg.Workdir, "workdir", ocispec.WorkDir, "working directory and HOME of the code")
 	fs.StringVar(&warmup, "warmup-b64", "", "base64 code the interpreter runs before it waits for the request")
 	fs.IntVar(&cfg.HeapMB, "heap-mb", 0, "V8 heap ceiling in MiB (node's --max-old-space-size); 0 keeps V8's default")
 	fs.BoolVar(&cfg.HostKernel, "host-kernel", false, "the sandbox runs on the host's Linux kernel (runc), not gVisor's: the interpreter counts against the process limit")

@@ -117,7 +117,7 @@ func hostProcessesNaming(s string) []string {
 }
 
 // hostCgroups returns the host cgroup directories of sandbox id (v1 and v2
-// layouts; see runner/runsc's cgroupParent).
+// layouts; see runner/ocispec's CgroupParent).
 func hostCgroups(id string) []string {
 	var dirs []string
 	for _, parent := range []string{"paddock", "paddock-runc"} { // runsc's, runc's

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"log/slog"
 	"path/filepath"
 
@@ -12,14 +11,35 @@ import (
 	"github.com/paddock-dev/paddock/runner/runsc"
 )
 
-// runtime is what the server needs of its runtime beyond starting
-// sandboxes: destroying what another server left under its state, and
-// releasing its own host state at the end.
-type runtime interface {
-	runner.Runtime
-	Cleanup(ctx context.Context) (int, error)
-	ReapOthers(ctx context.Context, label, value string) (int, error)
-	Close() error
+// newRuntime makes the runtime --runtime names: gVisor's (the default) or
+// runc's. Above cmd, everything knows it only as a runner.Runtime and its
+// optional abilities (runner.Snapshotter, runner.Reaper, io.Closer). Each
+// keeps its state in its own directory under --state-dir, so neither takes
+// the other's sandboxes for orphans.
+func newRuntime(cfg *config, logger *slog.Logger) (runner.Runtime, error) {
+	if cfg.Runtime == "runc" {
+		rt, err := runc.New(runc.Config{
+			StateDir: filepath.Join(cfg.StateDir, "runc"),
+			Agent:    cfg.Agent,
+			Logger:   logger,
+		})
+		if err != nil {
+			return nil, err // not a nil *runc.Runtime in a non-nil interface
+		}
+		return rt, nil
+	}
+	rt, err := runsc.New(runsc.Config{
+		Runsc:       cfg.Runsc,
+		StateDir:    cfg.StateDir,
+		Agent:       cfg.Agent,
+		Platform:    cfg.Platform,
+		Logger:      logger,
+		SnapshotDir: cmp.Or(cfg.SnapshotDir, filepath.Join(cfg.CacheDir, "snapshots")),
+	})
+	if err != nil {
+		return nil, err // not a nil *runsc.Runtime in a non-nil interface
+	}
+	return rt, nil
 }
 
 // Runtime notes, as /v1/templates shows them.
@@ -37,25 +57,4 @@ func withRuntime(t api.Template, name string) api.Template {
 		t.RuntimeNote = runcNote
 	}
 	return t
-}
-
-// newRuntime builds the runtime --runtime names. Each keeps its state in
-// its own directory under --state-dir, so neither takes the other's
-// sandboxes for orphans.
-func newRuntime(cfg *config, logger *slog.Logger) (runtime, error) {
-	if cfg.Runtime == "runc" {
-		return runc.New(runc.Config{
-			StateDir: filepath.Join(cfg.StateDir, "runc"),
-			Agent:    cfg.Agent,
-			Logger:   logger,
-		})
-	}
-	return runsc.New(runsc.Config{
-		Runsc:       cfg.Runsc,
-		StateDir:    cfg.StateDir,
-		Agent:       cfg.Agent,
-		Platform:    cfg.Platform,
-		Logger:      logger,
-		SnapshotDir: cmp.Or(cfg.SnapshotDir, filepath.Join(cfg.CacheDir, "snapshots")),
-	})
 }

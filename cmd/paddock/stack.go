@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -23,7 +24,7 @@ import (
 // stack is the wired server: runtime → pool → kernels → API, and the
 // API's job store.
 type stack struct {
-	Runtime runtime
+	Runtime runner.Runtime
 	Pool    *pool.Manager
 	Kernels *kernels.Manager
 	Jobs    *jobs.Store
@@ -40,8 +41,9 @@ const orphanSweepEvery = 30 * time.Second
 
 // Close ends every session, then destroys every sandbox (the pool waits for
 // leased ones, so the kernels go first), then destroys whatever else is
-// left under the runtime's root, releases the runtime's own host state and
-// stops the job store's collector.
+// left in the runtime's state (when it is a runner.Reaper), releases the
+// runtime's own host state (when it is an io.Closer) and stops the job
+// store's collector.
 func (st *stack) Close(ctx context.Context) error {
 	st.stopJanitor()
 	<-st.janitorDone
@@ -50,20 +52,32 @@ func (st *stack) Close(ctx context.Context) error {
 	// Even past the drain deadline: nothing may outlive the server.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	n, cerr := st.Runtime.Cleanup(cctx)
-	if n > 0 {
-		st.log.Warn("destroyed sandboxes left under the runtime's root at shutdown", "count", n)
+	var cerr, rerr error
+	if r, ok := st.Runtime.(runner.Reaper); ok {
+		var n int
+		n, cerr = r.Cleanup(cctx)
+		if n > 0 {
+			st.log.Warn("destroyed sandboxes left under the runtime's root at shutdown", "count", n)
+		}
 	}
 	st.Jobs.Close()
-	return errors.Join(kerr, perr, cerr, st.Runtime.Close())
+	if c, ok := st.Runtime.(io.Closer); ok {
+		rerr = c.Close()
+	}
+	return errors.Join(kerr, perr, cerr, rerr)
 }
 
 // janitor destroys, every orphanSweepEvery until ctx ends, the sandboxes
 // under the runtime's root that this instance did not make. Cleanup at
 // start reaps what an earlier server left, but a runsc run or restore
 // that server began can in principle finish after that; this catches it.
+// A runtime that is no runner.Reaper leaves it nothing to do.
 func (st *stack) janitor(ctx context.Context, instance string) {
 	defer close(st.janitorDone)
+	r, ok := st.Runtime.(runner.Reaper)
+	if !ok {
+		return
+	}
 	tick := time.NewTicker(orphanSweepEvery)
 	defer tick.Stop()
 	for {
@@ -72,7 +86,7 @@ func (st *stack) janitor(ctx context.Context, instance string) {
 			return
 		case <-tick.C:
 		}
-		n, err := st.Runtime.ReapOthers(ctx, "instance", instance)
+		n, err := r.ReapOthers(ctx, "instance", instance)
 		if err != nil && ctx.Err() == nil {
 			st.log.Error("reaping sandboxes of other server instances", "err", err)
 		}
@@ -97,10 +111,12 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 	if err != nil {
 		return nil, fmt.Errorf("preparing runtime: %w", err)
 	}
-	if n, err := rt.Cleanup(ctx); err != nil {
-		return nil, fmt.Errorf("reaping orphan sandboxes: %w", err)
-	} else if n > 0 {
-		logger.Warn("reaped orphan sandboxes from an earlier run", "count", n)
+	if r, ok := rt.(runner.Reaper); ok {
+		if n, err := r.Cleanup(ctx); err != nil {
+			return nil, fmt.Errorf("reaping orphan sandboxes: %w", err)
+		} else if n > 0 {
+			logger.Warn("reaped orphan sandboxes from an earlier run", "count", n)
+		}
 	}
 	js, err := openJobs(cfg, logger)
 	if err != nil {

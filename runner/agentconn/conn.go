@@ -21,9 +21,9 @@ const destroyTimeout = 30 * time.Second
 
 // Hooks are what a Conn needs of the runtime that made its sandbox.
 type Hooks struct {
-	// Destroy kills everything in the sandbox and removes it. The Conn
-	// calls it once, on a context detached from the caller's and bounded
-	// by destroyTimeout.
+	// Destroy (required) kills everything in the sandbox and removes it.
+	// The Conn calls it once, on a context detached from the caller's and
+	// bounded by destroyTimeout.
 	Destroy func(ctx context.Context) error
 	// OOMKills says how many times the kernel OOM-killed inside the
 	// sandbox's memory cgroup, 0 when it cannot tell. It is called before

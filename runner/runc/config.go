@@ -7,6 +7,8 @@ import (
 	"github.com/opencontainers/runc/libcontainer/specconv"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/sys/unix"
+
+	"github.com/paddock-dev/paddock/runner/ocispec"
 )
 
 const (
@@ -17,8 +19,6 @@ const (
 	// limit: the agent's own threads. User processes are refused by
 	// RLIMIT_NPROC first, which the agent can read (see runner/agent).
 	agentTasks = 64
-	// sandboxUser is the uid and gid user code runs as, mapped onto itself.
-	sandboxUser = 1000
 )
 
 // maskedPaths hide host information a container's /proc and /sys would
@@ -52,8 +52,9 @@ func containerConfig(id string, spec *specs.Spec, root string, processes int) (*
 	// mapped. In a user namespace of its own, a sandbox's tasks are
 	// counted against RLIMIT_NPROC by themselves, not with every other
 	// sandbox's tasks of the same host user.
-	ids := []specs.LinuxIDMapping{{ContainerID: 0, HostID: 0, Size: 1}, {ContainerID: sandboxUser, HostID: sandboxUser, Size: 1}}
-	lin.UIDMappings, lin.GIDMappings = ids, ids
+	ids := []specs.LinuxIDMapping{{ContainerID: 0, HostID: 0, Size: 1}, {ContainerID: ocispec.UID, HostID: ocispec.UID, Size: 1}}
+	gids := []specs.LinuxIDMapping{{ContainerID: 0, HostID: 0, Size: 1}, {ContainerID: ocispec.GID, HostID: ocispec.GID, Size: 1}}
+	lin.UIDMappings, lin.GIDMappings = ids, gids
 	lin.MaskedPaths, lin.ReadonlyPaths = maskedPaths, readonlyPaths
 	s.Linux = &lin
 	cfg, err := specconv.CreateLibcontainerConfig(&specconv.CreateOpts{CgroupName: id, Spec: &s, NoNewKeyring: true})

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/ocispec"
 )
 
 // container is one sandbox's libcontainer container, its init process
@@ -34,8 +35,8 @@ type container struct {
 // stdio. What it made is undone when it fails.
 func (rt *Runtime) launch(id string, spec runner.Spec) (_ *container, err error) {
 	bundle := filepath.Join(rt.bundles, id)
-	oci := ociSpec(id, spec, rt.agentDir)
-	lim := withDefaults(spec.Limits)
+	oci := ocispec.Render(id, spec, rt.agentDir)
+	lim := ocispec.WithDefaults(spec.Limits)
 	undo := func() error { return errors.Join(unmountLayer(bundle), os.RemoveAll(bundle)) }
 	root, err := mountLayer(bundle, spec.Rootfs, lim.DiskBytes)
 	if err != nil {

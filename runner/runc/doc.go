@@ -21,7 +21,8 @@
 // main (or TestMain) and be built with cgo (CGO_ENABLED=1, a C compiler),
 // which the nsenter bootstrap needs. Without cgo, New fails saying so.
 //
-// runc imports runner, runner/agentconn and runner/wire; it must not
-// import pool, kernels, api or templates. Only cmd and benchmarks choose
-// it.
+// runc imports runner, runner/agentconn (the host end of the agent
+// protocol) and runner/ocispec (the spec both runtimes start from); it must
+// not import pool, kernels, api or templates. Only cmd and benchmarks
+// choose it.
 package runc

@@ -14,11 +14,9 @@ import (
 	"github.com/opencontainers/cgroups/manager"
 	"github.com/opencontainers/runc/libcontainer"
 	"golang.org/x/sys/unix"
-)
 
-// labelPrefix is how a Spec label appears among a container's labels
-// (the OCI annotation's prefix, "dev.paddock.KEY=VALUE").
-const labelPrefix = "dev.paddock."
+	"github.com/paddock-dev/paddock/runner/ocispec"
+)
 
 // Cleanup destroys every container under the runtime's state directory:
 // orphans of an earlier server that died without cleaning up, whether
@@ -56,7 +54,8 @@ func (rt *Runtime) ReapOthers(ctx context.Context, label, value string) (int, er
 	if err != nil {
 		return 0, err
 	}
-	want := labelPrefix + label + "=" + value
+	// specconv turns each annotation into a label "KEY=VALUE".
+	want := ocispec.LabelPrefix + label + "=" + value
 	n := 0
 	var errs []error
 	for _, id := range ids {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/paddock-dev/paddock/runner"
 	"github.com/paddock-dev/paddock/runner/agentconn"
+	"github.com/paddock-dev/paddock/runner/ocispec"
 )
 
 // ErrNoBootstrap means the binary was built without cgo, so it cannot
@@ -48,7 +49,11 @@ type Runtime struct {
 	log      *slog.Logger
 }
 
-var _ runner.Runtime = (*Runtime)(nil)
+var (
+	_ runner.Runtime = (*Runtime)(nil)
+	_ runner.Reaper  = (*Runtime)(nil)
+	_ io.Closer      = (*Runtime)(nil)
+)
 
 // New prepares the state directory and a private read-only copy of the
 // agent, which every sandbox mounts.
@@ -122,7 +127,7 @@ func installAgent(src, dir string) error {
 		return err
 	}
 	defer in.Close()
-	dst := filepath.Join(dir, "paddock-agent")
+	dst := filepath.Join(dir, ocispec.AgentName)
 	tmp := dst + ".tmp"
 	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o555)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/paddock-dev/paddock/runner/ocispec"
 )
 
 // A server killed while a `runsc run` or `runsc restore` was under way
@@ -139,14 +141,14 @@ func alive(pid int) bool {
 }
 
 // removeCgroups removes container id's host cgroups (cgroup v1 hierarchies
-// and the v2 unified one; see cgroupParent). Its processes are killed by
+// and the v2 unified one; see ocispec.CgroupsPath). Its processes are killed by
 // then, but a killed process can stay in a cgroup for a moment as it
 // exits, and helpers of the sandbox that name no runsc root (systrap's
 // stubs) die only after their parent: while a cgroup is busy, whatever is
 // still in it is killed, and the removal tried again until strayGrace.
 func removeCgroups(id string) error {
-	v1, _ := filepath.Glob("/sys/fs/cgroup/*" + cgroupParent + "/" + id)
-	v2, _ := filepath.Glob("/sys/fs/cgroup" + cgroupParent + "/" + id)
+	v1, _ := filepath.Glob("/sys/fs/cgroup/*" + ocispec.CgroupsPath(id))
+	v2, _ := filepath.Glob("/sys/fs/cgroup" + ocispec.CgroupsPath(id))
 	deadline := time.Now().Add(strayGrace)
 	var errs []error
 	for _, dir := range append(v1, v2...) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/paddock-dev/paddock/runner"
 	"github.com/paddock-dev/paddock/runner/agentconn"
+	"github.com/paddock-dev/paddock/runner/ocispec"
 )
 
 // Config configures the gVisor runtime.
@@ -48,7 +49,11 @@ type Runtime struct {
 	digests
 }
 
-var _ runner.Runtime = (*Runtime)(nil)
+var (
+	_ runner.Runtime = (*Runtime)(nil)
+	_ runner.Reaper  = (*Runtime)(nil)
+	_ io.Closer      = (*Runtime)(nil)
+)
 
 // New prepares the state directory and a private read-only copy of the
 // agent, which every sandbox mounts.
@@ -79,7 +84,7 @@ func New(cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("creating %s: %w", d, err)
 		}
 	}
-	if err := copyFile(cfg.Agent, filepath.Join(rt.agentDir, "paddock-agent"), 0o555); err != nil {
+	if err := copyFile(cfg.Agent, filepath.Join(rt.agentDir, ocispec.AgentName), 0o555); err != nil {
 		return nil, fmt.Errorf("installing agent: %w", err)
 	}
 	// The agent directory is mounted into sandboxes: world-readable, root-owned.
@@ -101,7 +106,7 @@ func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbo
 		return nil, err
 	}
 	bundle := filepath.Join(rt.bundles, id)
-	if err := writeBundle(bundle, ociSpec(id, spec, rt.agentDir)); err != nil {
+	if err := writeBundle(bundle, ocispec.Render(id, spec, rt.agentDir)); err != nil {
 		return nil, fmt.Errorf("writing bundle for %s: %w", id, err)
 	}
 	sb, err := rt.create(ctx, id, bundle, spec)
@@ -149,7 +154,7 @@ func (rt *Runtime) launch(ctx context.Context, id, bundle string, spec runner.Sp
 	if err != nil {
 		return nil, errors.Join(err, closeAll(stdinR, stdinW, stdoutR, stdoutW))
 	}
-	opts := CreateOpts{Bundle: bundle, OverlaySize: withDefaults(spec.Limits).DiskBytes}
+	opts := CreateOpts{Bundle: bundle, OverlaySize: ocispec.WithDefaults(spec.Limits).DiskBytes}
 	// runsc run (and restore) is never interrupted: killed halfway it
 	// leaves the sandbox's host cgroups, and at times its sandbox and gofer
 	// processes, behind with no state that `runsc list` or `delete` could
@@ -168,7 +173,7 @@ func (rt *Runtime) launch(ctx context.Context, id, bundle string, spec runner.Sp
 	}
 	return agentconn.New(id, stdinW, stdoutR, stderrR, agentconn.Hooks{
 		Destroy:  func(ctx context.Context) error { return rt.destroyContainer(ctx, id) },
-		OOMKills: func() int { return agentconn.CgroupOOMKills(cgroupParent + "/" + id) },
+		OOMKills: func() int { return agentconn.CgroupOOMKills(ocispec.CgroupsPath(id)) },
 		Logger:   rt.log,
 	}), nil
 }
@@ -209,7 +214,7 @@ func (rt *Runtime) ReapOthers(ctx context.Context, label, value string) (int, er
 	n := 0
 	var errs []error
 	for _, c := range cs {
-		if c.Annotations[labelPrefix+label] == value {
+		if c.Annotations[ocispec.LabelPrefix+label] == value {
 			continue
 		}
 		n++

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/ocispec"
 )
 
 // snapshotFormat changes whenever the way images are taken changes, which
@@ -216,7 +217,7 @@ func (rt *Runtime) Restore(ctx context.Context, img runner.Snapshot) (_ runner.S
 		return nil, err
 	}
 	bundle := filepath.Join(rt.bundles, id)
-	if err := writeBundle(bundle, ociSpec(id, img.Spec, rt.agentDir)); err != nil {
+	if err := writeBundle(bundle, ocispec.Render(id, img.Spec, rt.agentDir)); err != nil {
 		return nil, fmt.Errorf("writing bundle for %s: %w", id, err)
 	}
 	sb, err := rt.launch(ctx, id, bundle, img.Spec, func(ctx context.Context, opts CreateOpts, io stdio) error {
@@ -264,10 +265,10 @@ func (rt *Runtime) snapshotInput(spec runner.Spec) (snapshotInput, error) {
 		return snapshotInput{}, err
 	}
 	spec.Labels = nil
-	opts := CreateOpts{OverlaySize: withDefaults(spec.Limits).DiskBytes}
+	opts := CreateOpts{OverlaySize: ocispec.WithDefaults(spec.Limits).DiskBytes}
 	return snapshotInput{
 		Format:   snapshotFormat,
-		Spec:     ociSpec("pd-0000000000000000", spec, "/agent"),
+		Spec:     ocispec.Render("pd-0000000000000000", spec, "/agent"),
 		Global:   strings.Join(opts.global(), " "),
 		Platform: rt.cfg.Platform,
 		RootfsID: spec.RootfsID,

@@ -1,4 +1,4 @@
-package runsc
+package ocispec
 
 // Node's V8 heap is capped below the sandbox's memory limit, so that a
 // program that fills it dies of V8's own out-of-memory error (the agent
@@ -15,9 +15,9 @@ const (
 	minHeapMB = 64
 )
 
-// nodeHeapMB is the V8 old-generation ceiling, in MiB, of a Node sandbox
+// NodeHeapMB is the V8 old-generation ceiling, in MiB, of a Node sandbox
 // whose memory limit is memBytes, or 0 to keep V8's default.
-func nodeHeapMB(memBytes int64) int64 {
+func NodeHeapMB(memBytes int64) int64 {
 	mb := (memBytes>>20 - heapBaseMB) * heapPercent / 100
 	if mb < minHeapMB {
 		return 0

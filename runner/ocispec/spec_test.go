@@ -1,4 +1,4 @@
-package runsc
+package ocispec
 
 import (
 	"encoding/json"
@@ -30,7 +30,7 @@ func TestOCISpecGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := json.MarshalIndent(ociSpec("pd-0123456789abcdef", tt.spec, "/state/agent"), "", "  ")
+			got, err := json.MarshalIndent(Render("pd-0123456789abcdef", tt.spec, "/state/agent"), "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,8 +65,8 @@ func TestNodeHeapMB(t *testing.T) {
 		{memMB: 2048, want: 1388},
 	}
 	for _, tt := range tests {
-		if got := nodeHeapMB(tt.memMB << 20); got != tt.want {
-			t.Errorf("nodeHeapMB(%d MiB) = %d, want %d", tt.memMB, got, tt.want)
+		if got := NodeHeapMB(tt.memMB << 20); got != tt.want {
+			t.Errorf("NodeHeapMB(%d MiB) = %d, want %d", tt.memMB, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package runsc
+package ocispec
 
 import (
 	"encoding/base64"
@@ -9,98 +9,49 @@ import (
 	"github.com/paddock-dev/paddock/runner"
 )
 
-// In-sandbox layout shared with the agent and the template root filesystems.
-const (
-	agentDir   = "/opt/paddock"
-	agentPath  = agentDir + "/paddock-agent"
-	workDir    = "/workspace"
-	sandboxUID = 1000
-	sandboxGID = 1000
-	// cgroupParent groups every Paddock sandbox under one host cgroup.
-	cgroupParent = "/paddock"
-	// labelPrefix turns a Spec label into an OCI annotation.
-	labelPrefix = "dev.paddock."
-	// hostPids is the host pids-cgroup cap for a whole sandbox. It bounds
-	// the Sentry's own threads, so it stays generous; guest processes are
-	// bounded by RLIMIT_NPROC instead.
-	hostPids = 4096
-)
+// HostPids is the host pids-cgroup cap for a whole sandbox. Under gVisor
+// it bounds the Sentry's own threads too, so it stays generous; the
+// user's processes are bounded by RLIMIT_NPROC instead.
+const HostPids = 4096
 
-// Defaults applied where a Spec leaves a limit at zero.
-var defaultLimits = runner.Limits{
-	MemoryBytes: 512 << 20,
-	Processes:   64,
-	CPUs:        1,
-	DiskBytes:   256 << 20,
-	OpenFiles:   1024,
-}
-
-func withDefaults(l runner.Limits) runner.Limits {
-	if l.MemoryBytes <= 0 {
-		l.MemoryBytes = defaultLimits.MemoryBytes
-	}
-	if l.Processes <= 0 {
-		l.Processes = defaultLimits.Processes
-	}
-	if l.CPUs <= 0 {
-		l.CPUs = defaultLimits.CPUs
-	}
-	if l.DiskBytes <= 0 {
-		l.DiskBytes = defaultLimits.DiskBytes
-	}
-	if l.OpenFiles <= 0 {
-		l.OpenFiles = defaultLimits.OpenFiles
-	}
-	return l
-}
-
-// agentCaps are all the agent keeps: enough to write the user's files,
+// AgentCaps are all the agent keeps: enough to write the user's files,
 // drop to the sandbox user and kill every user process. The user's
-// processes run as uid 1000 and hold none of them.
-var agentCaps = []string{
+// processes run as UID and hold none of them.
+var AgentCaps = []string{
 	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_KILL", "CAP_SETGID", "CAP_SETUID",
 }
 
-// ociSpec renders the OCI runtime spec of one sandbox. hostAgentDir is the
-// host directory holding the agent binary, mounted read-only.
-func ociSpec(id string, s runner.Spec, hostAgentDir string) *specs.Spec {
-	l := withDefaults(s.Limits)
-	args := []string{agentPath,
-		"--language=" + s.Language,
-		"--uid=" + strconv.Itoa(sandboxUID),
-		"--gid=" + strconv.Itoa(sandboxGID),
-		"--workdir=" + workDir,
-	}
-	if s.Language == "node" {
-		if mb := nodeHeapMB(l.MemoryBytes); mb > 0 {
-			args = append(args, "--heap-mb="+strconv.FormatInt(mb, 10))
-		}
-	}
-	if s.Warmup != "" {
-		args = append(args, "--warmup-b64="+base64.StdEncoding.EncodeToString([]byte(s.Warmup)))
-	}
+// Render is the OCI runtime spec of sandbox id of s: the agent as its
+// process (as root, with AgentCaps, under the rlimits), the rootfs as its
+// root, tmpfs /tmp and /dev/shm capped at the disk limit, the agent's
+// host directory hostAgentDir mounted read-only at AgentDir, the cgroup
+// limits under CgroupsPath(id), and namespaces of its own (an empty
+// network namespace: no network). A runtime adjusts what its isolation needs on the result (the
+// writable layer above a read-only root, for one).
+func Render(id string, s runner.Spec, hostAgentDir string) *specs.Spec {
+	l := WithDefaults(s.Limits)
 	mem := l.MemoryBytes
 	// Every filesystem the program can write is capped at the disk limit.
 	disk := "size=" + strconv.FormatInt(l.DiskBytes, 10)
-	pids := int64(hostPids)
+	pids := int64(HostPids)
 	period := uint64(100000)
 	quota := int64(l.CPUs * float64(period))
 	annotations := map[string]string{}
 	for k, v := range s.Labels {
-		annotations[labelPrefix+k] = v
+		annotations[LabelPrefix+k] = v
 	}
 	return &specs.Spec{
 		Version:  specs.Version,
 		Hostname: "sandbox",
 		Process: &specs.Process{
 			User: specs.User{UID: 0, GID: 0},
-			Args: args,
+			Args: AgentArgs(s),
 			Env:  []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8"},
 			Cwd:  "/",
 			Capabilities: &specs.LinuxCapabilities{
-				Bounding:  agentCaps,
-				Effective: agentCaps,
-				Permitted: agentCaps,
+				Bounding:  AgentCaps,
+				Effective: AgentCaps,
+				Permitted: AgentCaps,
 			},
 			Rlimits: []specs.POSIXRlimit{
 				{Type: "RLIMIT_NPROC", Hard: uint64(l.Processes), Soft: uint64(l.Processes)},
@@ -118,11 +69,11 @@ func ociSpec(id string, s runner.Spec, hostAgentDir string) *specs.Spec {
 			{Destination: "/dev/shm", Type: "tmpfs", Source: "shm", Options: []string{"nosuid", "noexec", "nodev", "mode=1777", disk}},
 			{Destination: "/sys", Type: "sysfs", Source: "sysfs", Options: []string{"nosuid", "noexec", "nodev", "ro"}},
 			{Destination: "/tmp", Type: "tmpfs", Source: "tmpfs", Options: []string{"nosuid", "nodev", "mode=1777", disk}},
-			{Destination: agentDir, Type: "bind", Source: hostAgentDir, Options: []string{"rbind", "ro", "nosuid", "nodev"}},
+			{Destination: AgentDir, Type: "bind", Source: hostAgentDir, Options: []string{"rbind", "ro", "nosuid", "nodev"}},
 		},
 		Annotations: annotations,
 		Linux: &specs.Linux{
-			CgroupsPath: cgroupParent + "/" + id,
+			CgroupsPath: CgroupsPath(id),
 			Resources: &specs.LinuxResources{
 				Memory: &specs.LinuxMemory{Limit: &mem, Swap: &mem},
 				Pids:   &specs.LinuxPids{Limit: &pids},
@@ -134,4 +85,26 @@ func ociSpec(id string, s runner.Spec, hostAgentDir string) *specs.Spec {
 			},
 		},
 	}
+}
+
+// AgentArgs is the agent's command line in a sandbox of s: its language,
+// the sandbox user, the working directory, Node's heap ceiling and the
+// warm-up code.
+func AgentArgs(s runner.Spec) []string {
+	l := WithDefaults(s.Limits)
+	args := []string{AgentPath,
+		"--language=" + s.Language,
+		"--uid=" + strconv.Itoa(UID),
+		"--gid=" + strconv.Itoa(GID),
+		"--workdir=" + WorkDir,
+	}
+	if s.Language == "node" {
+		if mb := NodeHeapMB(l.MemoryBytes); mb > 0 {
+			args = append(args, "--heap-mb="+strconv.FormatInt(mb, 10))
+		}
+	}
+	if s.Warmup != "" {
+		args = append(args, "--warmup-b64="+base64.StdEncoding.EncodeToString([]byte(s.Warmup)))
+	}
+	return args
 }
