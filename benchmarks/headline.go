@@ -126,5 +126,5 @@ func headlines(rows []row, tps []throughput, mems []memRow) []headline {
 			}
 		}
 	}
-	return out
+	return append(out, runcHeadlines(rows, tps, mems)...)
 }
