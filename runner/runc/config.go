@@ -1,3 +1,5 @@
+//go:build linux && cgo
+
 package runc
 
 import (
@@ -12,9 +14,6 @@ import (
 )
 
 const (
-	// cgroupParent groups every runc sandbox under one host cgroup, apart
-	// from the gVisor runtime's.
-	cgroupParent = "/paddock-runc"
 	// agentTasks is what the pids cgroup allows beyond the user's process
 	// limit: the agent's own threads. User processes are refused by
 	// RLIMIT_NPROC first, which the agent can read (see runner/agent).

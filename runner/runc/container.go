@@ -1,3 +1,5 @@
+//go:build linux && cgo
+
 package runc
 
 import (
@@ -9,6 +11,9 @@ import (
 	"slices"
 	"time"
 
+	// The device rules of a container's cgroup are set by this package
+	// only when it is linked in.
+	_ "github.com/opencontainers/cgroups/devices"
 	"github.com/opencontainers/runc/libcontainer"
 	"golang.org/x/sys/unix"
 

@@ -2,6 +2,7 @@ package runc_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -54,6 +55,9 @@ func newRealEnv(t *testing.T) *realEnv {
 	cfg := runc.Config{StateDir: state, Agent: agent,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	rt, err := runc.New(cfg)
+	if errors.Is(err, runc.ErrNoBootstrap) {
+		prereq.Missing(t, "a test binary built without cgo", "install gcc and libc6-dev (make cc does) and test with CGO_ENABLED=1")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,3 +1,5 @@
+//go:build linux && cgo
+
 package runc
 
 import (
@@ -74,6 +76,15 @@ func (rt *Runtime) ReapOthers(ctx context.Context, label, value string) (int, er
 
 // Close releases nothing: every host mount belongs to a sandbox.
 func (rt *Runtime) Close() error { return nil }
+
+// load opens container id from the state root, nil when it has no state.
+func (rt *Runtime) load(id string) *libcontainer.Container {
+	c, err := libcontainer.Load(rt.root, id)
+	if err != nil {
+		return nil
+	}
+	return c
+}
 
 // stateIDs lists the containers libcontainer holds state for.
 func (rt *Runtime) stateIDs() ([]string, error) {

@@ -12,15 +12,14 @@ import (
 	"path/filepath"
 	"time"
 
-	// The device rules of a container's cgroup are set by this package
-	// only when it is linked in.
-	_ "github.com/opencontainers/cgroups/devices"
-	"github.com/opencontainers/runc/libcontainer"
-
 	"github.com/paddock-dev/paddock/runner"
 	"github.com/paddock-dev/paddock/runner/agentconn"
 	"github.com/paddock-dev/paddock/runner/ocispec"
 )
+
+// cgroupParent groups every runc sandbox under one host cgroup, apart from
+// the gVisor runtime's.
+const cgroupParent = "/paddock-runc"
 
 // ErrNoBootstrap means the binary was built without cgo, so it cannot
 // start a container (see Init).
@@ -143,13 +142,4 @@ func installAgent(src, dir string) error {
 		return err
 	}
 	return os.Chmod(dir, 0o755)
-}
-
-// load opens container id from the state root, nil when it has no state.
-func (rt *Runtime) load(id string) *libcontainer.Container {
-	c, err := libcontainer.Load(rt.root, id)
-	if err != nil {
-		return nil
-	}
-	return c
 }
