@@ -4,6 +4,7 @@ package runc
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/opencontainers/runc/libcontainer/configs"
 	"github.com/opencontainers/runc/libcontainer/specconv"
@@ -56,7 +57,7 @@ func containerConfig(id string, spec *specs.Spec, root string, processes int) (*
 	lin.UIDMappings, lin.GIDMappings = ids, gids
 	lin.MaskedPaths, lin.ReadonlyPaths = maskedPaths, readonlyPaths
 	s.Linux = &lin
-	cfg, err := specconv.CreateLibcontainerConfig(&specconv.CreateOpts{CgroupName: id, Spec: &s, NoNewKeyring: true})
+	cfg, err := convert(id, &s)
 	if err != nil {
 		return nil, fmt.Errorf("converting the spec: %w", err)
 	}
@@ -66,6 +67,34 @@ func containerConfig(id string, spec *specs.Spec, root string, processes int) (*
 			return nil, fmt.Errorf("unknown rlimit %q", rl.Type)
 		}
 		cfg.Rlimits = append(cfg.Rlimits, configs.Rlimit{Type: t, Hard: rl.Hard, Soft: rl.Soft})
+	}
+	return cfg, nil
+}
+
+// convertMu serialises convert: specconv hands every configuration
+// pointers to its package's default devices and, for a container with a
+// user namespace, writes their owners through them.
+var convertMu sync.Mutex
+
+// convert is specconv's conversion, with the configuration's devices and
+// device rules copied out of specconv's shared defaults before anything
+// else can read them.
+func convert(id string, s *specs.Spec) (*configs.Config, error) {
+	convertMu.Lock()
+	defer convertMu.Unlock()
+	cfg, err := specconv.CreateLibcontainerConfig(&specconv.CreateOpts{CgroupName: id, Spec: s, NoNewKeyring: true})
+	if err != nil {
+		return nil, err
+	}
+	for i, d := range cfg.Devices {
+		c := *d
+		cfg.Devices[i] = &c
+	}
+	if cfg.Cgroups != nil && cfg.Cgroups.Resources != nil {
+		for i, r := range cfg.Cgroups.Resources.Devices {
+			c := *r
+			cfg.Cgroups.Resources.Devices[i] = &c
+		}
 	}
 	return cfg, nil
 }
