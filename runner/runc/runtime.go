@@ -84,9 +84,6 @@ func New(cfg Config) (*Runtime, error) {
 	return rt, nil
 }
 
-// Name is the runtime's name as the API reports it.
-func (rt *Runtime) Name() string { return "runc" }
-
 // Start makes a container for spec and waits for its agent's hello.
 func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbox, err error) {
 	ctx, cancel := context.WithTimeout(ctx, rt.cfg.StartTimeout)
