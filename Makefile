@@ -42,6 +42,11 @@ deps: ## install the Debian packages Paddock needs (mmdebstrap, the Debian archi
 	[ -z "$$missing" ] || { echo "[deps] apt-get install $$missing"; apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }
 
+.PHONY: cc
+cc: ## install a C compiler when none is found (the server's cgo build needs one)
+	@command -v cc >/dev/null && [ -e /usr/include/stdio.h ] || { echo "[cc] apt-get install gcc libc6-dev"; apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc libc6-dev >/dev/null; }
+
 .PHONY: runsc
 runsc: $(RUNSC) ## build the pinned runsc (static) into the cache
 # The compile runs at a lower CPU priority: during `make install` the
@@ -53,10 +58,14 @@ $(RUNSC):
 	mv $(dir $@).tmp/runsc $@ && rmdir $(dir $@).tmp && \
 	echo "[runsc] built in $$(( $$(date +%s) - start )) s: $@"
 
+# The server is built with cgo: the runc runtime's nsenter bootstrap is C
+# that runs before the Go runtime when libcontainer re-executes the binary
+# as a container's init. The agent stays static (CGO_ENABLED=0): it runs
+# inside every sandbox, whatever libc the template has.
 .PHONY: build
-build: $(BIN)/paddock $(BIN)/paddock-agent ## build the server and the in-sandbox agent
-$(BIN)/paddock: $(GO_SOURCES)
-	CGO_ENABLED=0 go build -o $@ ./cmd/paddock
+build: $(BIN)/paddock $(BIN)/paddock-agent ## build the server (cgo, for runc's bootstrap) and the static in-sandbox agent
+$(BIN)/paddock: $(GO_SOURCES) | cc
+	CGO_ENABLED=1 go build -o $@ ./cmd/paddock
 $(BIN)/paddock-agent: $(GO_SOURCES)
 	CGO_ENABLED=0 go build -o $@ ./cmd/paddock-agent
 
@@ -121,9 +130,9 @@ $(CLIENTS): doors/clients/package-lock.json doors/clients/package.json
 	@touch $@
 
 .PHONY: test
-test: install test-deps clients ## run all tests, the real-gVisor ones included (-race)
-	go vet ./...
-	PADDOCK_REQUIRE_GVISOR=1 PADDOCK_ROOTFS_TEST=1 go test -race -count=1 -timeout=30m ./...
+test: install test-deps clients ## run all tests, the real-gVisor and real-runc ones included (-race)
+	CGO_ENABLED=1 go vet ./...
+	CGO_ENABLED=1 PADDOCK_REQUIRE_GVISOR=1 PADDOCK_ROOTFS_TEST=1 go test -race -count=1 -timeout=30m ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=30000x
 
 # FUZZTIME is a count of inputs per target (Nx), not a duration: with a

@@ -27,6 +27,7 @@ type runResponse struct {
 	Warm            bool           `json:"warm"`
 	Start           pool.StartKind `json:"start"`
 	SandboxID       string         `json:"sandbox_id"`
+	Runtime         string         `json:"runtime,omitempty"` // what isolated the run: runsc or runc
 	Timing          timingResponse `json:"timing"`
 }
 
@@ -80,7 +81,9 @@ func (s *server) run(c *gin.Context) {
 		s.writeError(c, err)
 		return
 	}
-	s.writeRun(c, rj, newRunResponse(res.Outcome))
+	resp := newRunResponse(res.Outcome)
+	resp.Runtime = res.Runtime
+	s.writeRun(c, rj, resp)
 }
 
 func newRunResponse(o pool.Outcome) runResponse {

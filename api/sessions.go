@@ -25,6 +25,8 @@ type sessionResponse struct {
 	// run's response.
 	Warm  bool           `json:"warm"`
 	Start pool.StartKind `json:"start"`
+	// Runtime is what isolates the session's sandbox: runsc or runc.
+	Runtime string `json:"runtime,omitempty"`
 	// Timing is only in the answer to the create.
 	Timing *sessionTiming `json:"timing,omitempty"`
 }
@@ -171,5 +173,6 @@ func sessionResponseOf(sess core.Session) sessionResponse {
 		TTLS:           int64(sess.TTL / time.Second),
 		Warm:           sess.Start == pool.StartPool,
 		Start:          sess.Start,
+		Runtime:        sess.Runtime,
 	}
 }

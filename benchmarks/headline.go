@@ -127,5 +127,5 @@ func headlines(rows []row, tps []throughput, mems []memRow) []headline {
 		}
 	}
 	out = append(out, e2bHeadlines(rows)...)
-	return out
+	return append(out, runcHeadlines(rows, tps, mems)...)
 }

@@ -33,6 +33,7 @@ type options struct {
 	tpConcurrency           int
 	tpLangs                 []string
 	memCold                 bool
+	runc                    bool
 	jsonOut, csvOut, pngOut string
 
 	flags map[string]any // every flag's value, for the JSON
@@ -60,6 +61,7 @@ func main() {
 	flag.IntVar(&o.tpConcurrency, "throughput-concurrency", 2, "runs in flight during the throughput measurements")
 	tpLangs := flag.String("throughput-langs", "python,node", "languages whose throughput is measured (empty: none)")
 	flag.BoolVar(&o.memCold, "mem-cold", true, "also read the memory of cold-started pooled python sandboxes (one more server)")
+	flag.BoolVar(&o.runc, "runc", true, "also measure the runc runtime (cold, warm, sessions, idle memory, throughput) for the gVisor ÷ runc headlines")
 	flag.StringVar(&o.jsonOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
 	flag.StringVar(&o.csvOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
 	flag.StringVar(&o.pngOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")
@@ -149,6 +151,9 @@ func run(ctx context.Context, o options) error {
 		phase("memory of cold-started pooled python sandboxes (snapshots off)", func() error { return coldMemoryPhase(ctx, o, cg, &rep) })
 	}
 	phase("raw runsc rates (restore and run, delete included)", func() error { return rawRatePhase(ctx, rs, o, &rep) })
+	if o.runc {
+		phase("the same on runc (plain containers, the host's kernel): cold, warm, sessions, memory, throughput", func() error { return runcPhase(ctx, o, cg, &rep) })
+	}
 	if ctx.Err() != nil {
 		errs = append(errs, ctx.Err())
 	}

@@ -124,7 +124,11 @@ func (s *server) quietCgroups(ctx context.Context, cg memCgroups) (map[string][]
 	if err != nil {
 		return nil, false, err
 	}
-	byLang, err := sandboxCgroups(cg.Root, s.state)
+	list := sandboxCgroups
+	if s.cfg.runtime == "runc" {
+		list = runcSandboxCgroups
+	}
+	byLang, err := list(cg.Root, s.state)
 	if err != nil {
 		return nil, false, err
 	}
@@ -148,9 +152,12 @@ func (s *server) readMemRows(cg memCgroups, byLang map[string][]string) ([]memRo
 	for _, name := range slices.Sorted(maps.Keys(byLang)) {
 		byStart := map[string]*memRow{}
 		for _, id := range byLang[name] {
-			start, err := startKindOf(filepath.Join(s.state, "runsc"), id)
-			if err != nil {
-				return nil, err
+			start := "runc"
+			if s.cfg.runtime != "runc" {
+				var err error
+				if start, err = startKindOf(filepath.Join(s.state, "runsc"), id); err != nil {
+					return nil, err
+				}
 			}
 			m, err := readMemCgroup(filepath.Join(cg.Root, id), cg.V2)
 			if err != nil {

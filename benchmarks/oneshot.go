@@ -75,10 +75,10 @@ func (s *server) runOnce(ctx context.Context, language, code string) (runRespons
 // gives up and returns what it has. settle is a pause between runs that
 // lets the previous sandbox's teardown finish off the measured path.
 func (s *server) oneShotRow(ctx context.Context, l lang, p probe, mode string, n int, settle time.Duration) (row, error) {
-	want := map[string]string{modePool: "pool", modeRestore: "restore", modeCold: "cold"}[mode]
+	want := map[string]string{modePool: "pool", modeRestore: "restore", modeCold: "cold", modeRuncPool: "pool", modeRuncCold: "cold"}[mode]
 	r := row{Lang: l.name, Probe: p.name, Mode: mode}
 	for attempt := 0; len(r.counted()) < n && attempt < 2*n+2; attempt++ {
-		if mode == modePool {
+		if mode == modePool || mode == modeRuncPool {
 			if err := s.awaitFull(ctx, l.name); err != nil {
 				return r, err
 			}

@@ -344,7 +344,8 @@ func rawRatePhase(ctx context.Context, rs *rawRuntimes, o options, rep *report) 
 // sortRows orders rows by language, then probe, then mode from the
 // slowest baseline to the warmest path; sessions come last.
 func sortRows(rows []row) {
-	modes := []string{modeNative, modeHost, modeRaw, modeRawRestore, modeCold, modeRestore, modePool, modeBusy, modeSession}
+	modes := []string{modeNative, modeHost, modeRaw, modeRawRestore, modeCold, modeRestore, modePool, modeBusy, modeRuncCold, modeRuncPool,
+		modeSession, modeRuncSession}
 	langIdx := func(name string) int {
 		return slices.IndexFunc(langs, func(l lang) bool { return l.name == name })
 	}
@@ -359,8 +360,8 @@ func sortRows(rows []row) {
 		return len(l.probes)
 	}
 	slices.SortStableFunc(rows, func(a, b row) int {
-		if a.Mode == modeSession || b.Mode == modeSession {
-			if d := boolIdx(a.Mode == modeSession) - boolIdx(b.Mode == modeSession); d != 0 {
+		if isSession(a.Mode) || isSession(b.Mode) {
+			if d := boolIdx(isSession(a.Mode)) - boolIdx(isSession(b.Mode)); d != 0 {
 				return d
 			}
 		}
@@ -373,6 +374,8 @@ func sortRows(rows []row) {
 		return slices.Index(modes, a.Mode) - slices.Index(modes, b.Mode)
 	})
 }
+
+func isSession(mode string) bool { return mode == modeSession || mode == modeRuncSession }
 
 func boolIdx(b bool) int {
 	if b {

@@ -28,8 +28,8 @@ func TestRawSpecHasPaddocksLimitsAndTheInterpreter(t *testing.T) {
 	// The template ships 512 MiB, 1 CPU, 64 processes, 256 MiB of disk and
 	// 1024 open files; Paddock caps the Sentry's host pids at 4096.
 	r := got.Linux.Resources
-	if *r.Memory.Limit != 536870912 || *r.Memory.Swap != 536870912 || *r.CPU.Quota != 100000 || *r.CPU.Period != 100000 || r.Pids.Limit != 4096 {
-		t.Errorf("resources: memory %d swap %d, cpu %d/%d, pids %d", *r.Memory.Limit, *r.Memory.Swap, *r.CPU.Quota, *r.CPU.Period, r.Pids.Limit)
+	if *r.Memory.Limit != 536870912 || *r.Memory.Swap != 536870912 || *r.CPU.Quota != 100000 || *r.CPU.Period != 100000 || *r.Pids.Limit != 4096 {
+		t.Errorf("resources: memory %d swap %d, cpu %d/%d, pids %d", *r.Memory.Limit, *r.Memory.Swap, *r.CPU.Quota, *r.CPU.Period, *r.Pids.Limit)
 	}
 	if got.Linux.CgroupsPath != "/paddock/raw-0123456789abcdef" {
 		t.Errorf("cgroups path %q", got.Linux.CgroupsPath)

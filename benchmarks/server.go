@@ -25,6 +25,8 @@ type serverConfig struct {
 	// template's own floor and ceiling, with adaptive sizing as shipped.
 	pool      int
 	snapshots bool
+	// runtime is the server's --runtime; "" leaves its default, gVisor.
+	runtime string
 }
 
 // describe names the server and its pool and snapshot settings.
@@ -36,6 +38,9 @@ func (c serverConfig) describe() string {
 	snap := "snapshots off"
 	if c.snapshots {
 		snap = "snapshots on"
+	}
+	if c.runtime != "" {
+		return fmt.Sprintf("%s (%s, %s, %s)", c.name, c.runtime, pool, snap)
 	}
 	return fmt.Sprintf("%s (%s, %s)", c.name, pool, snap)
 }
@@ -49,6 +54,9 @@ func (c serverConfig) args(o options, addr, state string) []string {
 		"--templates=" + strings.Join(c.templates, ","),
 		"--snapshots=" + strconv.FormatBool(c.snapshots),
 		"--log-level=warn", "--tenant-rate=0", "--tenant-max-runs=16"}
+	if c.runtime != "" {
+		args = append(args, "--runtime="+c.runtime)
+	}
 	if c.pool != poolShipped {
 		args = append(args, "--pool-size="+strconv.Itoa(c.pool), "--pool-max="+strconv.Itoa(c.pool))
 	}

@@ -16,6 +16,11 @@ const (
 	modePool       = "warm pool idle"    // Paddock, taken from a full, idle pool
 	modeBusy       = "warm pool busy"    // Paddock, runs back to back at a steady rate, pool at its floor
 	modeSession    = "session"           // execute in an open session, HTTP round trip
+	// The same on the runc runtime (plain containers, the host's kernel),
+	// for the "gVisor ÷ runc" headlines.
+	modeRuncCold    = "runc cold"           // runc, no pool: started on the request path
+	modeRuncPool    = "runc warm pool idle" // runc, taken from a full, idle pool
+	modeRuncSession = "runc session"        // execute in an open session on runc
 )
 
 // sample is one timed attempt. Server fields are empty for native and raw

@@ -11,6 +11,7 @@ import (
 // Targets of a throughput measurement.
 const (
 	targetPaddock    = "paddock one-shot"
+	targetRunc       = "paddock one-shot on runc"
 	targetRaw        = "raw runsc run+delete"
 	targetRawRestore = "raw runsc restore+delete"
 )

@@ -45,6 +45,7 @@ type RunInput struct {
 // RunResult is a run's outcome and the template it ran on.
 type RunResult struct {
 	Template     string
+	Runtime      string // the runtime that isolated the run's sandbox
 	pool.Outcome // Result runner.RunResult, Kind, SandboxID, Timing
 }
 
@@ -69,7 +70,7 @@ func (s *Service) Run(ctx context.Context, c Caller, in RunInput, out runner.Out
 	if err != nil {
 		return res, err
 	}
-	res.Template = plan.template
+	res.Template, res.Runtime = plan.template, s.runtimeOf[plan.template]
 	done, err := s.tenants.startRun(c.Tenant)
 	if err != nil {
 		return res, s.fail(err)

@@ -115,6 +115,7 @@ type Service struct {
 	kernels   *kernels.Manager  // nil when sessions are disabled
 	byLang    map[string]target // language or template name → where its work goes
 	langOf    map[string]string // template → language
+	runtimeOf map[string]string // template → runtime
 	languages []string          // sorted, for messages
 	verifier  *verifier         // nil when auth is off
 	tenants   *tenants
@@ -143,12 +144,13 @@ func New(cfg Config) (*Service, error) {
 	}
 	cfg = cfg.withDefaults()
 	s := &Service{cfg: cfg, log: cfg.Logger, pool: cfg.Pool, kernels: cfg.Kernels,
-		byLang: map[string]target{}, langOf: map[string]string{},
+		byLang: map[string]target{}, langOf: map[string]string{}, runtimeOf: map[string]string{},
 		verifier: newVerifier(cfg.Auth, cfg.Now), tenants: newTenants(cfg), authFailures: newAuthFailures(cfg),
 		history: newHistory()}
 	s.metrics = newMetrics(cfg.Registry, cfg.Pool)
 	for _, t := range cfg.Templates {
 		s.langOf[t.Name] = t.Language
+		s.runtimeOf[t.Name] = t.Runtime
 		if cur, ok := s.byLang[t.Language]; !ok || (t.Name == t.Language && cur.template != t.Language) {
 			timeout := cfg.DefaultTimeout
 			if t.Limits.TimeoutMS > 0 {

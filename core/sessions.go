@@ -25,8 +25,10 @@ type SessionInput struct {
 // Session describes a session to its owner.
 type Session struct {
 	kernels.Info
-	// Language is the language of the session's template.
+	// Language is the language of the session's template, Runtime the
+	// runtime that isolates its sandbox.
 	Language string
+	Runtime  string
 }
 
 // sessionsFor checks that sessions are on and the caller may use them.
@@ -41,7 +43,7 @@ func (s *Service) sessionsFor(c Caller) error {
 }
 
 func (s *Service) session(info kernels.Info) Session {
-	return Session{Info: info, Language: s.langOf[info.Template]}
+	return Session{Info: info, Language: s.langOf[info.Template], Runtime: s.runtimeOf[info.Template]}
 }
 
 // CreateSession opens a session owned by the caller's tenant. It checks

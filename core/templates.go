@@ -15,6 +15,10 @@ type Template struct {
 	Limits      TemplateLimits    `json:"limits"`
 	// SnapshotNote says why the template is never snapshotted, if so.
 	SnapshotNote string `json:"snapshot_note,omitempty"`
+	// Runtime names what isolates its sandboxes: "runsc" (gVisor) or
+	// "runc" (plain containers); RuntimeNote says what that means.
+	Runtime     string `json:"runtime,omitempty"`
+	RuntimeNote string `json:"runtime_note,omitempty"`
 }
 
 // TemplateLimits are a template's resource limits as clients see them,

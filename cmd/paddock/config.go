@@ -25,6 +25,7 @@ type config struct {
 	CacheDir     string
 	StateDir     string
 	Runsc        string
+	Runtime      string // "runsc" (gVisor, the default) or "runc"
 	Agent        string
 	Platform     string
 	Templates    []string
@@ -81,6 +82,7 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.StateDir, "state-dir", env("PADDOCK_STATE", "/var/lib/paddock"), "runsc state, bundles, the agent copy and idempotent runs (owned by this server)")
 	fs.StringVar(&c.Runsc, "runsc", env("PADDOCK_RUNSC", ""), "runsc binary (static build; see `make runsc`)")
 	fs.StringVar(&c.Agent, "agent", env("PADDOCK_AGENT", filepath.Join(filepath.Dir(exe), "paddock-agent")), "static paddock-agent binary")
+	fs.StringVar(&c.Runtime, "runtime", env("PADDOCK_RUNTIME", "runsc"), "the runtime every sandbox runs on: runsc (gVisor, a kernel of its own; the default) or runc (plain containers on the host's kernel: for trusted code only)")
 	fs.StringVar(&c.Platform, "platform", env("PADDOCK_PLATFORM", "systrap"), "gVisor platform: systrap or ptrace")
 	c.Templates = splitList(env("PADDOCK_TEMPLATES", "node,python"))
 	fs.Func("templates", "comma-separated templates to serve (default node,python)", func(v string) error {
@@ -144,7 +146,10 @@ func (c *config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("--listen %q: %w", c.Listen, err))
 	}
-	if c.Runsc == "" {
+	switch {
+	case c.Runtime != "runsc" && c.Runtime != "runc":
+		errs = append(errs, fmt.Errorf("--runtime %q: want runsc or runc", c.Runtime))
+	case c.Runtime == "runsc" && c.Runsc == "":
 		errs = append(errs, errors.New("--runsc is required (run `make runsc` or set PADDOCK_RUNSC)"))
 	}
 	if c.Platform != "systrap" && c.Platform != "ptrace" {

@@ -17,8 +17,9 @@ import (
 // TestE2EHostileSample runs a sample of hostile programs against
 // the real server; after each case the server must be healthy and the next
 // run must work. TestE2EHostileMore runs the other one-shot cases.
-func TestE2EHostileSample(t *testing.T) {
-	e := newE2E(t)
+func TestE2EHostileSample(t *testing.T) { onRuntimes(t, testHostileSample) }
+
+func testHostileSample(t *testing.T, e *e2e) {
 	// A listener on the host's loopback that sandboxes must not reach.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/paddock-dev/paddock/runner/runc"
 )
 
 const usage = `usage: paddock <command> [flags]
@@ -26,6 +28,12 @@ run "paddock <command> -h" for the command's flags.
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
+
+func init() {
+	// When libcontainer re-executes this binary as a container's init
+	// (runc runtime), it becomes that init here and never returns.
+	runc.Init()
+}
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {

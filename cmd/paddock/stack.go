@@ -156,7 +156,7 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 				Labels:   map[string]string{"instance": instance, "template": t.Name},
 			},
 		})
-		infos = append(infos, apiTemplate(t, img))
+		infos = append(infos, withRuntime(apiTemplate(t, img), cfg.Runtime))
 	}
 	budget, err := memoryBudget(cfg.PoolMemoryMB)
 	if err != nil {

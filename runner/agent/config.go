@@ -36,6 +36,11 @@ type Config struct {
 	// HeapMB caps V8's old generation (node's --max-old-space-size), in
 	// MiB; zero leaves V8's own default. Node only.
 	HeapMB int `json:"heap_mb,omitempty"`
+	// HostKernel says the sandbox runs on the host's Linux kernel (the
+	// runc runtime), which charges every task to the uid it runs as
+	// against RLIMIT_NPROC, the interpreter included; gVisor charges a
+	// task to the uid that cloned it (see chargedTasks).
+	HostKernel bool `json:"host_kernel,omitempty"`
 }
 
 // Validate reports the first problem with c.

@@ -151,7 +151,7 @@ var writablePaths = []string{"/tmp", "/dev/shm"}
 // user and working directory.
 func newLimitProbe(cfg Config, r *reaper, interp int) *limitProbe {
 	return &limitProbe{
-		tasks: func() int { return chargedTasks("/proc", cfg.UID, interp) },
+		tasks: func() int { return chargedTasks("/proc", cfg.UID, uncharged(cfg, interp)) },
 		nproc: ownNproc,
 		free:  func() int64 { return leastFree(append([]string{cfg.Workdir}, writablePaths...)...) },
 		hold:  r.hold,
@@ -195,6 +195,16 @@ func ownNproc() int {
 		return 0
 	}
 	return int(rl.Cur)
+}
+
+// uncharged is the process chargedTasks leaves out: the interpreter on
+// gVisor, none (pid 0) on the host's kernel, where the interpreter's
+// switch to the user's uid moved its charge to that uid.
+func uncharged(cfg Config, interp int) int {
+	if cfg.HostKernel {
+		return 0
+	}
+	return interp
 }
 
 // chargedTasks counts the tasks (threads included) of every process under

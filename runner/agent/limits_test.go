@@ -194,3 +194,12 @@ func TestLeastFree(t *testing.T) {
 		t.Errorf("leastFree of a temporary directory = %d, want a size", got)
 	}
 }
+
+func TestUncharged(t *testing.T) {
+	if got := uncharged(Config{}, 12); got != 12 {
+		t.Errorf("on gVisor: %d, want the interpreter, 12", got)
+	}
+	if got := uncharged(Config{HostKernel: true}, 12); got != 0 {
+		t.Errorf("on the host's kernel: %d, want none, 0", got)
+	}
+}

@@ -76,7 +76,7 @@ func Render(id string, s runner.Spec, hostAgentDir string) *specs.Spec {
 			CgroupsPath: CgroupsPath(id),
 			Resources: &specs.LinuxResources{
 				Memory: &specs.LinuxMemory{Limit: &mem, Swap: &mem},
-				Pids:   &specs.LinuxPids{Limit: pids},
+				Pids:   &specs.LinuxPids{Limit: &pids},
 				CPU:    &specs.LinuxCPU{Quota: &quota, Period: &period},
 			},
 			Namespaces: []specs.LinuxNamespace{

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// runcPhase measures the runc runtime the way the gVisor phases measure
+// gVisor, for the "gVisor ÷ runc" headlines: warm runs from a full idle
+// pool, sessions and the idle pools' memory on a pooled server, cold
+// starts on a server with no pool, then throughput on a server as
+// shipped. runc has no snapshots.
+func runcPhase(ctx context.Context, o options, cg memCgroups, rep *report) error {
+	return errors.Join(runcPooled(ctx, o, cg, rep), runcCold(ctx, o, rep), runcThroughput(ctx, o, rep))
+}
+
+func runcPooled(ctx context.Context, o options, cg memCgroups, rep *report) (err error) {
+	s, err := startServer(ctx, o, serverConfig{name: "runc pooled", templates: langNames(langs), pool: o.pool, runtime: "runc"})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	for _, l := range langs {
+		if err := s.awaitFull(ctx, l.name); err != nil {
+			return err
+		}
+		// One unmeasured run per language: first-use costs on both sides.
+		if _, _, err := s.runOnce(ctx, l.name, l.probes[0].code); err != nil {
+			return err
+		}
+		for _, p := range l.probes {
+			r, err := s.oneShotRow(ctx, l, p, modeRuncPool, o.warmN, 0)
+			rep.Rows = append(rep.Rows, r)
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, l := range langs {
+		r, err := s.sessionRow(ctx, l, o.sessionN)
+		r.Mode = modeRuncSession
+		rep.Rows = append(rep.Rows, r)
+		if err != nil {
+			return err
+		}
+	}
+	if rep.MemoryNote != "" {
+		return nil
+	}
+	rc := cg.forRunc()
+	progress("reading the memory of %d idle runc sandboxes per template (%s)", o.pool, rc)
+	mems, err := s.idleMemory(ctx, rc, o.memSettle)
+	if err != nil {
+		rep.MemoryNote = "runc memory not measured: " + err.Error()
+	}
+	rep.Memory = append(rep.Memory, mems...)
+	return nil
+}
+
+func runcCold(ctx context.Context, o options, rep *report) (err error) {
+	s, err := startServer(ctx, o, serverConfig{name: "runc cold", templates: langNames(langs), pool: 0, runtime: "runc"})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	for _, l := range langs {
+		for _, p := range l.probes {
+			r, err := s.oneShotRow(ctx, l, p, modeRuncCold, o.coldN, o.settle)
+			rep.Rows = append(rep.Rows, r)
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func runcThroughput(ctx context.Context, o options, rep *report) (err error) {
+	if len(o.tpLangs) == 0 {
+		return nil
+	}
+	s, err := startServer(ctx, o, serverConfig{name: "runc as shipped", templates: o.tpLangs, pool: poolShipped, runtime: "runc"})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	for _, name := range o.tpLangs {
+		l, _ := langByName(name)
+		progress("%s one-shot throughput on runc for %s", name, o.tpDuration)
+		t, err := s.paddockRate(ctx, l, o.tpConcurrency, o.tpDuration)
+		t.Target = targetRunc
+		if err != nil {
+			return err
+		}
+		rep.Throughput = append(rep.Throughput, t)
+	}
+	return nil
+}
+
+// forRunc is where the runc runtime's memory cgroups are: under its own
+// parent, /paddock-runc, beside gVisor's /paddock.
+func (c memCgroups) forRunc() memCgroups {
+	c.Root = filepath.Join(filepath.Dir(c.Root), "paddock-runc")
+	return c
+}
+
+// runcSandboxCgroups is sandboxCgroups for a runc server: the memory
+// cgroups under cgRoot of the containers libcontainer keeps state for
+// under state/runc/containers, grouped by their template label.
+func runcSandboxCgroups(cgRoot, state string) (map[string][]string, error) {
+	ents, err := os.ReadDir(cgRoot)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string][]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(state, "runc", "containers", e.Name(), "state.json"))
+		if err != nil {
+			continue // another server's container, or one being made or torn down
+		}
+		name := stateTemplate(b)
+		out[name] = append(out[name], e.Name())
+	}
+	for _, ids := range out {
+		slices.Sort(ids)
+	}
+	return out, nil
+}
+
+// stateTemplate reads the template label from a libcontainer state file.
+func stateTemplate(state []byte) string {
+	var s struct {
+		Config struct {
+			Labels []string `json:"labels"`
+		} `json:"config"`
+	}
+	if json.Unmarshal(state, &s) == nil {
+		for _, l := range s.Config.Labels {
+			if v, ok := strings.CutPrefix(l, "dev.paddock.template="); ok {
+				return v
+			}
+		}
+	}
+	return "unknown"
+}
+
+// runcHeadlines are the ratios users ask for: what gVisor costs against
+// plain containers on the same machine, each measured the same way on
+// both ("gVisor ÷ runc"; above 1, gVisor is slower, bigger or, for
+// throughput, faster).
+func runcHeadlines(rows []row, tps []throughput, mems []memRow) []headline {
+	var out []headline
+	p50 := func(l, p, mode string) time.Duration {
+		r, _ := findRow(rows, l, p, mode)
+		return r.p50()
+	}
+	for _, l := range langs {
+		p := l.probes[0]
+		if v, ok := ratio(p50(l.name, p.name, modeCold), p50(l.name, p.name, modeRuncCold)); ok {
+			out = append(out, untargeted(fmt.Sprintf("%s `%s`: cold start p50, gVisor ÷ runc", l.name, p.name), v, "x"))
+		}
+		if v, ok := ratio(p50(l.name, p.name, modePool), p50(l.name, p.name, modeRuncPool)); ok {
+			out = append(out, untargeted(fmt.Sprintf("%s `%s`: warm one-shot p50, gVisor ÷ runc", l.name, p.name), v, "x"))
+		}
+		if v, ok := ratio(p50(l.name, l.expr, modeSession), p50(l.name, l.expr, modeRuncSession)); ok {
+			out = append(out, untargeted(fmt.Sprintf("%s session `%s` round trip p50, gVisor ÷ runc", l.name, l.expr), v, "x"))
+		}
+	}
+	rates := map[string]map[string]float64{}
+	for _, t := range tps {
+		if rates[t.Lang] == nil {
+			rates[t.Lang] = map[string]float64{}
+		}
+		rates[t.Lang][t.Target] = t.rate()
+	}
+	for _, l := range langs {
+		if r := rates[l.name]; r[targetPaddock] > 0 && r[targetRunc] > 0 {
+			out = append(out, untargeted(fmt.Sprintf("%s one-shot throughput, gVisor ÷ runc (below 1: runc serves more)", l.name), r[targetPaddock]/r[targetRunc], "x"))
+		}
+	}
+	usage := func(s memSample) uint64 { return s.Usage }
+	for _, l := range langs {
+		var gv, rc []memRow
+		for _, m := range mems {
+			switch {
+			case m.Lang != l.name || len(m.Samples) == 0:
+			case m.Start == "runc":
+				rc = append(rc, m)
+			case strings.HasPrefix(m.Server, "pooled"):
+				gv = append(gv, m) // the pooled server's: how make run fills its pools
+			}
+		}
+		if len(gv) == 1 && len(rc) == 1 && rc[0].meanMB(usage) > 0 {
+			out = append(out, untargeted(fmt.Sprintf("%s idle pooled sandbox host memory (gVisor made by %s), gVisor ÷ runc", l.name, gv[0].Start),
+				gv[0].meanMB(usage)/rc[0].meanMB(usage), "x"))
+		}
+	}
+	return out
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+func TestRuncHeadlines(t *testing.T) {
+	rows := []row{
+		rowOf("python", "print(1)", modeCold, 2400),
+		rowOf("python", "print(1)", modeRuncCold, 300),
+		rowOf("python", "print(1)", modePool, 3),
+		rowOf("python", "print(1)", modeRuncPool, 2),
+		rowOf("python", "x + 1", modeSession, 0.9),
+		rowOf("python", "x + 1", modeRuncSession, 0.6),
+	}
+	tps := []throughput{
+		{Lang: "python", Target: targetPaddock, Runs: 40, Elapsed: 5 * time.Second},
+		{Lang: "python", Target: targetRunc, Runs: 80, Elapsed: 5 * time.Second},
+	}
+	mems := []memRow{
+		{Lang: "python", Server: "pooled (pool 2, snapshots on)", Start: "restore", Samples: []memSample{{Usage: 60 << 20}}},
+		{Lang: "python", Server: "cold pooled (pool 2, snapshots off)", Start: "cold", Samples: []memSample{{Usage: 90 << 20}}},
+		{Lang: "python", Server: "runc pooled (runc, pool 2, snapshots off)", Start: "runc", Samples: []memSample{{Usage: 40 << 20}}},
+	}
+	want := []struct {
+		what  string
+		value float64
+	}{
+		{"python `print(1)`: cold start p50, gVisor ÷ runc", 8},
+		{"python `print(1)`: warm one-shot p50, gVisor ÷ runc", 1.5},
+		{"python session `x + 1` round trip p50, gVisor ÷ runc", 1.5},
+		{"python one-shot throughput, gVisor ÷ runc (below 1: runc serves more)", 0.5},
+		{"python idle pooled sandbox host memory (gVisor made by restore), gVisor ÷ runc", 1.5},
+	}
+	got := runcHeadlines(rows, tps, mems)
+	if len(got) != len(want) {
+		t.Fatalf("got %d headlines, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].What != w.what || math.Abs(got[i].Value-w.value) > 1e-9 || got[i].Meets != nil {
+			t.Errorf("headline %d = %q %v (meets %v), want %q %v with no target", i, got[i].What, got[i].Value, got[i].Meets, w.what, w.value)
+		}
+	}
+}
+
+func TestStateTemplate(t *testing.T) {
+	state := []byte(`{"id":"pd-1","config":{"labels":["dev.paddock.instance=1-2","dev.paddock.template=node","bundle=/"]}}`)
+	if got := stateTemplate(state); got != "node" {
+		t.Errorf("stateTemplate = %q, want node", got)
+	}
+	if got := stateTemplate([]byte(`{}`)); got != "unknown" {
+		t.Errorf("stateTemplate of no labels = %q, want unknown", got)
+	}
+}
+
+func TestMemCgroupsForRunc(t *testing.T) {
+	for _, c := range []struct{ in, want memCgroups }{
+		{memCgroups{Root: "/sys/fs/cgroup/paddock", V2: true}, memCgroups{Root: "/sys/fs/cgroup/paddock-runc", V2: true}},
+		{memCgroups{Root: "/sys/fs/cgroup/memory/paddock"}, memCgroups{Root: "/sys/fs/cgroup/memory/paddock-runc"}},
+	} {
+		if got := c.in.forRunc(); got != c.want {
+			t.Errorf("%+v.forRunc() = %+v, want %+v", c.in, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,26 @@
+//go:build linux && cgo
+
+package runc
+
+import (
+	"os"
+
+	"github.com/opencontainers/runc/libcontainer"
+	// The nsenter bootstrap runs as a C constructor before the Go runtime
+	// starts: it joins and creates the container's namespaces in the
+	// re-executed init, which a multi-threaded Go process cannot do.
+	_ "github.com/opencontainers/runc/libcontainer/nsenter"
+)
+
+// haveBootstrap says the nsenter bootstrap is linked in.
+const haveBootstrap = true
+
+// Init becomes the init of a container being started when this process
+// is libcontainer's re-execution of the binary ("BINARY init", with the
+// bootstrap's pipe in its environment) and then never returns. Anywhere
+// else it returns at once. Call it first in main and in TestMain.
+func Init() {
+	if len(os.Args) > 1 && os.Args[1] == "init" && os.Getenv("_LIBCONTAINER_SYNCPIPE") != "" {
+		libcontainer.Init()
+	}
+}
