@@ -50,9 +50,7 @@ func TestBridge(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("bridge: %v", err)
 	}
-	if id := <-f.closes; id != "s0" {
-		t.Fatalf("closed %s, want s0", id)
-	}
+	awaitClosed(t, f, "s0")
 }
 
 func TestBridgeRefused(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/netip"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/paddock-dev/paddock/core"
@@ -114,4 +115,18 @@ func (f *fakeCore) ReadFile(_ context.Context, c core.Caller, id, path string, m
 func (f *fakeCore) ListFiles(_ context.Context, c core.Caller, id, dir string) ([]runner.FileInfo, error) {
 	f.saw(c)
 	return []runner.FileInfo{{Name: "a.txt", Size: 3}}, nil
+}
+
+// awaitClosed waits for the core to be asked to close session id next,
+// with a safety net far above the milliseconds it takes.
+func awaitClosed(t *testing.T, f *fakeCore, id string) {
+	t.Helper()
+	select {
+	case got := <-f.closes:
+		if got != id {
+			t.Fatalf("closed %s, want %s", got, id)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("%s not closed after a minute", id)
+	}
 }

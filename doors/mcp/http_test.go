@@ -91,17 +91,13 @@ func TestSessionsCloseWithTheMCPSession(t *testing.T) {
 		call(t, cs, "create_session", map[string]any{"language": "python"})
 	}
 	call(t, cs, "close_session", map[string]any{"session_id": "s0"})
-	if id := <-f.closes; id != "s0" {
-		t.Fatalf("closed %s, want s0", id)
-	}
+	awaitClosed(t, f, "s0")
 	if err := cs.Close(); err != nil { // DELETE ends the MCP session
 		t.Fatal(err)
 	}
 	// The door closes s1 once the server side has seen the end: wait for it
 	// (the test's own deadline is the safety net).
-	if id := <-f.closes; id != "s1" {
-		t.Fatalf("closed %s, want s1", id)
-	}
+	awaitClosed(t, f, "s1")
 }
 
 func TestHostCheck(t *testing.T) {
