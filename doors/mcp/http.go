@@ -69,6 +69,10 @@ func Mount(c Core, o Options) (func(*gin.Engine), error) {
 			// The door checks the Host itself (hosts), with the
 			// operator's allowed names.
 			DisableLocalhostProtection: true,
+			// A tool call's answer is one JSON body rather than an event
+			// stream: the tools send no progress or log notifications, and
+			// a plain body is the cheaper round trip.
+			JSONResponse: true,
 		})
 	if c.AuthEnabled() {
 		// The SDK binds an MCP session to the user that opened it: a
