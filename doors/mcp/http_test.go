@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // initialize is an MCP initialize request body.
@@ -169,4 +172,28 @@ func TestToolSchemas(t *testing.T) {
 	if code != http.StatusBadRequest || body["code"] != "invalid_request" || body["message"] != `format "gemini" is not openai, anthropic or mcp` {
 		t.Errorf("bad format: HTTP %d %v", code, body)
 	}
+}
+
+func TestSessionsCloseWhenTheMCPSessionIdles(t *testing.T) {
+	f := &fakeCore{closes: make(chan string, 8)}
+	srv := serve(t, f, Options{SessionIdle: 100 * time.Millisecond})
+	// A slow machine may let the MCP session idle out between two of the
+	// client's requests: then start again, until create_session got in.
+	for {
+		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL + Path}, nil)
+		if err != nil {
+			continue
+		}
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "create_session", Arguments: map[string]any{"language": "python"}})
+		if err == nil && !res.IsError {
+			break
+		}
+	}
+	// No more requests: the MCP session ends once idle, and its session
+	// with it.
+	f.mu.Lock()
+	last := f.created[len(f.created)-1]
+	f.mu.Unlock()
+	awaitClosed(t, f, last)
 }
