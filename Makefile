@@ -132,11 +132,11 @@ test: install test-deps clients ## run all tests, the real-gVisor ones included 
 # fixed in Go 1.27). A count sets no deadline, so it cannot hit that race.
 FUZZTIME ?= 500000x
 .PHONY: fuzz
-fuzz: ## a fuzz pass over the frame decoder and the run and session request parsers (FUZZTIME inputs each)
+fuzz: ## a fuzz pass over the frame decoder, the run request parser and the core's session checks (FUZZTIME inputs each)
 	go test -run='^$$' -fuzz=FuzzReader -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./runner/wire/
 	go test -run='^$$' -fuzz=FuzzRunRequest -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./api/
-	go test -run='^$$' -fuzz=FuzzCreateSessionRequest -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./api/
-	go test -run='^$$' -fuzz=FuzzExecuteRequest -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./api/
+	go test -run='^$$' -fuzz=FuzzCreateSession -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./core/
+	go test -run='^$$' -fuzz=FuzzExecute -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./core/
 
 .PHONY: test-unit
 test-unit: ## run the tests that need no gVisor

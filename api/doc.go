@@ -1,24 +1,30 @@
-// Package api is Paddock's HTTP front end: gin routes, request and response
-// DTOs, validation, streaming, and the single mapping from errors to HTTP
-// statuses (describeError in errors.go).
+// Package api is Paddock's REST door (/v1): gin routes, request and
+// response DTOs, JSON decoding, streaming, idempotent runs, the HTTP
+// headers (Location, RateLimit-*, Retry-After, WWW-Authenticate) and the
+// single mapping from errors to HTTP statuses (describeError in
+// errors.go, from core.Kind).
 //
-// api is the only package that knows HTTP: it alone imports gin and picks
-// status codes. It sits on top (cmd → api → kernels → pool → runner) and
-// drives sandboxes only through pool (one-shot runs) and kernels
-// (sessions); it must not import cmd, a concrete runtime (runner/runsc) or
-// rootfs, and nothing but cmd may import it.
+// Everything else is the door-neutral core's (package core): api reads
+// the bearer token and hands it to core.Service.AuthenticateWith, charges
+// the request with AdmitQuota, checks the route's scope with Authorize
+// and calls the core for every run, session, cell and file; the core
+// checks the ranges, the tenant's limits and ownership, and records the
+// metrics. api never calls pool or kernels itself.
 //
-// Session routes live under /v1/sessions; with Config.Kernels nil they
-// answer 501 not_implemented. Every session request acts for owner(c):
-// the subject of the request's bearer JWT (auth.go, authenticate.go), or
-// the anonymous tenant "" when Config.Auth has no key. A token's scopes
-// gate routes ("run", "sessions", "admin"); each tenant has its own
-// request rate, one-shot run and session limits (tenants.go,
-// fairness.go), and each client address a limit on failed
-// authentications, checked before its token is read (authfail.go). Only
-// the "admin" view, GET /v1/admin/sessions (admin.go), spans tenants.
+// It sits on top (cmd → api, doors → core → kernels → pool → runner): it
+// must not import cmd, a door, a concrete runtime (runner/runsc) or
+// rootfs, and nothing but cmd may import it. Config.Mounts lets cmd add
+// other doors' routes to the same engine, so every door serves on one
+// listener.
 //
-// A run sent with an Idempotency-Key is recorded, per tenant, in the job
-// store (api/jobs, which knows no HTTP) before it runs and with its
-// response once done; retries are answered from it (idempotency.go).
+// Session routes live under /v1/sessions; with sessions off they answer
+// 501 not_implemented. Every request acts for the caller authenticate
+// found: the subject of its bearer JWT, or the anonymous tenant "" when
+// auth is off. Only the "admin" view, GET /v1/admin/sessions (admin.go),
+// spans tenants.
+//
+// A run sent with an Idempotency-Key is checked by the core, then
+// recorded, per tenant, in the job store (api/jobs, which knows no HTTP)
+// before it runs and with its response once done; retries are answered
+// from it (idempotency.go).
 package api

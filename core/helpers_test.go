@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/netip"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,34 +22,17 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // secret is a 32-byte HS256 secret.
 var secret = []byte("0123456789abcdef0123456789abcdef")
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 type fixture struct {
 	svc     *core.Service
 	rt      *runnertest.Runtime
 	kernels *kernels.Manager
-	clock   *clock
+	clock   *core.FakeClock
 }
 
 // newFixture is a service over real pool (python and node, no warm
 // sandboxes) and kernels managers over the fake runtime, with a fake
 // clock; cfg's Pool, Kernels, Templates and Now are filled in unless set.
-func newFixture(t *testing.T, cfg core.Config) *fixture {
+func newFixture(t testing.TB, cfg core.Config) *fixture {
 	t.Helper()
 	rt := &runnertest.Runtime{}
 	p, err := pool.New(rt, pool.Config{Templates: []pool.Template{
@@ -61,7 +43,7 @@ func newFixture(t *testing.T, cfg core.Config) *fixture {
 		t.Fatalf("pool.New: %v", err)
 	}
 	p.Start()
-	c := &clock{now: t0}
+	c := core.NewFakeClock(t0)
 	km, err := kernels.New(p, kernels.Config{Now: c.Now, MaxTTL: time.Hour}, nil)
 	if err != nil {
 		t.Fatalf("kernels.New: %v", err)

@@ -3,27 +3,9 @@ package core
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 )
-
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 func newTestTenants(c *fakeClock, rate float64, burst int) *tenants {
 	return newTenants(Config{Now: c.Now, TenantRate: rate, TenantBurst: burst, TenantMaxRuns: 1, TenantMaxSessions: 1})

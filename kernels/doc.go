@@ -14,6 +14,6 @@
 // runs share.
 //
 // kernels imports pool, policy, runner and the standard library. It must not
-// import api, cmd, gin, or a concrete runtime (runner/runsc); nothing here
-// knows HTTP.
+// import core, api, a door, cmd, gin, or a concrete runtime (runner/runsc);
+// nothing here knows HTTP. The core (package core) calls it for every door.
 package kernels

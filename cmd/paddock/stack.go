@@ -12,12 +12,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gin-gonic/gin"
-
 	"github.com/paddock-dev/paddock/api"
 	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/core"
-	mcpdoor "github.com/paddock-dev/paddock/doors/mcp"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/rootfs"
@@ -205,17 +202,12 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 	if err != nil {
 		return nil, errors.Join(err, k.Close(context.WithoutCancel(ctx)), p.Close(context.WithoutCancel(ctx)))
 	}
-	mountMCP, err := mcpdoor.Mount(svc, mcpdoor.Options{Version: version, Logger: logger, SessionIdle: cfg.MCPSessionIdle,
-		MaxBodyBytes: cfg.MaxBody, AllowedHosts: cfg.MCPAllowedHosts})
-	if err != nil {
-		return nil, errors.Join(err, k.Close(context.WithoutCancel(ctx)), p.Close(context.WithoutCancel(ctx)))
-	}
 	h := api.New(api.Config{
 		Core:         svc,
 		MaxBodyBytes: cfg.MaxBody,
 		Logger:       logger,
 		Jobs:         js,
-		Mounts:       []func(*gin.Engine){mountMCP},
+		Mounts:       mounts(svc, cfg, logger),
 	})
 	st := &stack{Runtime: rt, Pool: p, Kernels: k, Core: svc, Jobs: js, Handler: h, log: logger, janitorDone: make(chan struct{})}
 	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))
