@@ -36,7 +36,7 @@ type RunCodeOut struct {
 // CreateSessionIn is create_session's input.
 type CreateSessionIn struct {
 	Language   string `json:"language" jsonschema:"the language (template) of the session's interpreter"`
-	TTLSeconds int    `json:"ttl_seconds,omitempty" jsonschema:"idle seconds before the session is closed; the server's default when absent"`
+	TTLSeconds int    `json:"ttl_s,omitempty" jsonschema:"idle seconds before the session is closed (the name /v1/sessions uses); the server's default when absent"`
 }
 
 // SessionOut describes a session.
