@@ -307,6 +307,36 @@ func TestE2EMCPAuth(t *testing.T) {
 		checkMCPClient(t, e, out)
 	})
 
+	t.Run("tool schemas on /v1/tools", func(t *testing.T) {
+		get := func(token string) (int, map[string]any) {
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, e.srv.URL+"/v1/tools?format=anthropic", nil)
+			if token != "" {
+				req.Header.Set("Authorization", "Bearer "+token)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body map[string]any
+			_ = json.NewDecoder(resp.Body).Decode(&body)
+			return resp.StatusCode, body
+		}
+		if code, body := get(""); code != http.StatusUnauthorized || body["code"] != "invalid_token" {
+			t.Errorf("without a token: HTTP %d %v, want 401 invalid_token", code, body)
+		}
+		code, body := get(alice)
+		tools, _ := body["tools"].([]any)
+		if code != http.StatusOK || body["format"] != "anthropic" || len(tools) != 7 {
+			t.Fatalf("with a token: HTTP %d %v", code, body)
+		}
+		first, _ := tools[0].(map[string]any)
+		schema, _ := json.Marshal(first["input_schema"])
+		if first["name"] != "run_code" || !strings.Contains(string(schema), `"enum":["node","python"]`) {
+			t.Errorf("first tool %s %s", first["name"], schema)
+		}
+	})
+
 	t.Run("a session belongs to the token's tenant", func(t *testing.T) {
 		c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
 		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url,
