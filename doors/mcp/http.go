@@ -84,11 +84,21 @@ func Mount(c Core, o Options) (func(*gin.Engine), error) {
 	restGate := &gate{core: c, fail: writeError}
 	mcpHandler := gin.WrapH(h)
 	return func(e *gin.Engine) {
-		for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
-			e.Handle(m, Path, mcpGate.checkHost, mcpGate.authenticate, mcpHandler)
-		}
+		e.POST(Path, mcpGate.checkHost, mcpGate.authenticate, mcpHandler)
+		e.DELETE(Path, mcpGate.checkHost, mcpGate.authenticate, mcpHandler)
+		e.GET(Path, noStream)
 		e.GET("/v1/tools", restGate.authenticate, d.schemas)
 	}, nil
+}
+
+// noStream answers GET /mcp with 405, which the transport allows a server
+// that sends nothing unasked: the tools send no notifications, and an
+// event stream held open by every connected host would keep a graceful
+// shutdown waiting for its deadline.
+func noStream(c *gin.Context) {
+	c.Header("Allow", "POST, DELETE")
+	c.AbortWithStatusJSON(http.StatusMethodNotAllowed, gin.H{"code": "method_not_allowed",
+		"message": "this MCP server sends no server-initiated messages: GET opens no event stream"})
 }
 
 // gate authenticates and admits requests through the core; refusals are

@@ -197,3 +197,15 @@ func TestSessionsCloseWhenTheMCPSessionIdles(t *testing.T) {
 	f.mu.Unlock()
 	awaitClosed(t, f, last)
 }
+
+func TestGetOpensNoStream(t *testing.T) {
+	srv := serve(t, &fakeCore{auth: true}, Options{})
+	resp, err := http.Get(srv.URL + Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST, DELETE" {
+		t.Fatalf("GET /mcp: HTTP %d, Allow %q; want 405, POST, DELETE", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+}
