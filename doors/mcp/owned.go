@@ -90,10 +90,3 @@ func (o *owned) closeAll(ids map[string]core.Caller) {
 		}
 	}
 }
-
-// count is how many sessions ss has open, for tests.
-func (o *owned) count(ss *mcp.ServerSession) int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return len(o.by[ss])
-}

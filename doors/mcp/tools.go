@@ -1,7 +1,6 @@
 package mcpdoor
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -100,5 +99,3 @@ func failed[Out any](err error) (*mcp.CallToolResult, Out, error) {
 	e := core.Classify(err)
 	return nil, zero, fmt.Errorf("%s: %s", e.Code, e.Message)
 }
-
-var _ = context.Background
