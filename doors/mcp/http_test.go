@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/paddock-dev/paddock/core"
 )
 
 // initialize is an MCP initialize request body.
@@ -208,4 +210,23 @@ func TestGetOpensNoStream(t *testing.T) {
 	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST, DELETE" {
 		t.Fatalf("GET /mcp: HTTP %d, Allow %q; want 405, POST, DELETE", resp.StatusCode, resp.Header.Get("Allow"))
 	}
+}
+
+// A session whose create finished after its MCP session ended is closed
+// too.
+func TestLateSessionIsClosed(t *testing.T) {
+	f := &fakeCore{closes: make(chan string, 1)}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cs.Close()
+	_ = ss.Wait() // the MCP session has ended
+	newOwned(f, nil).add(ss, "late", core.Caller{})
+	awaitClosed(t, f, "late")
 }

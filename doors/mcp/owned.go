@@ -20,28 +20,22 @@ type owned struct {
 	core Core
 	log  *slog.Logger
 
-	mu  sync.Mutex
-	by  map[*mcp.ServerSession]map[string]core.Caller
-	end map[*mcp.ServerSession]bool // the MCP session has ended
+	mu sync.Mutex
+	by map[*mcp.ServerSession]map[string]core.Caller
 }
 
 func newOwned(c Core, log *slog.Logger) *owned {
-	return &owned{core: c, log: log, by: map[*mcp.ServerSession]map[string]core.Caller{}, end: map[*mcp.ServerSession]bool{}}
+	return &owned{core: c, log: log, by: map[*mcp.ServerSession]map[string]core.Caller{}}
 }
 
 // add records that ss opened the session id for c. The first add for ss
-// starts the wait for its end. A session added after ss ended is closed at
-// once.
+// starts the wait for its end. A session added after ss ended (a create
+// that finished late) starts a wait that returns at once, and is closed.
 func (o *owned) add(ss *mcp.ServerSession, id string, c core.Caller) {
 	if ss == nil {
 		return
 	}
 	o.mu.Lock()
-	if o.end[ss] {
-		o.mu.Unlock()
-		o.closeAll(map[string]core.Caller{id: c})
-		return
-	}
 	ids, watched := o.by[ss]
 	if !watched {
 		ids = map[string]core.Caller{}
@@ -64,20 +58,12 @@ func (o *owned) remove(ss *mcp.ServerSession, id string) {
 // watch waits for ss to end (the client's DELETE, its idle timeout, a
 // broken connection) and closes the sessions it opened.
 func (o *owned) watch(ss *mcp.ServerSession) {
-	_ = ss.Wait()
+	_ = ss.Wait() // returns at once for a session that already ended
 	o.mu.Lock()
 	ids := o.by[ss]
 	delete(o.by, ss)
-	o.end[ss] = true
 	o.mu.Unlock()
 	o.closeAll(ids)
-	// Tool calls still running on ss may add more; give them the time a
-	// call can take, then forget ss.
-	time.AfterFunc(closeTimeout, func() {
-		o.mu.Lock()
-		delete(o.end, ss)
-		o.mu.Unlock()
-	})
 }
 
 func (o *owned) closeAll(ids map[string]core.Caller) {
