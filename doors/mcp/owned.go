@@ -25,6 +25,9 @@ type owned struct {
 }
 
 func newOwned(c Core, log *slog.Logger) *owned {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return &owned{core: c, log: log, by: map[*mcp.ServerSession]map[string]core.Caller{}}
 }
 
