@@ -164,8 +164,12 @@ func TestOpenAPIOperations(t *testing.T) {
 
 	_, doc := readOpenAPI(t)
 	var documented []string
-	for name := range operations(t, doc) {
-		documented = append(documented, name)
+	for name, op := range operations(t, doc) {
+		// Another door mounts these (api.Config.Mounts); its own test
+		// checks them against its routes.
+		if _, door := op["x-door"]; !door {
+			documented = append(documented, name)
+		}
 	}
 	slices.Sort(documented)
 

@@ -26,6 +26,7 @@ type options struct {
 	warmN, restoreN, coldN  int
 	rawN, nativeN, sessionN int
 	e2bN                    int
+	mcpN                    int
 	busyN                   int
 	busyInterval            time.Duration
 	settle, memSettle       time.Duration
@@ -55,6 +56,7 @@ func main() {
 	flag.IntVar(&o.nativeN, "native", 20, "native process samples per probe, from the template's root filesystem and from the host")
 	flag.IntVar(&o.sessionN, "session", 200, "session execute samples per language")
 	flag.IntVar(&o.e2bN, "e2b", 40, "E2B door create → first result samples, and as many on /v1 (0: skip)")
+	flag.IntVar(&o.mcpN, "mcp", 30, "MCP run_code round trips per language, each beside a /v1/run of the same program (0: skip the phase)")
 	flag.DurationVar(&o.settle, "settle", 100*time.Millisecond, "pause between runs that start a sandbox on the request path")
 	flag.DurationVar(&o.memSettle, "mem-settle", 2*time.Second, "how long pools stay idle before their memory is read")
 	flag.DurationVar(&o.tpDuration, "throughput-duration", 15*time.Second, "how long each throughput measurement runs (the throughput target in docs/architecture.md asks for ≥ 60 s)")
@@ -144,6 +146,9 @@ func run(ctx context.Context, o options) error {
 	}
 	if o.e2bN > 0 {
 		phase("E2B door against /v1 (pool "+strconv.Itoa(o.pool)+", snapshots on): create → first result", func() error { return e2bPhase(ctx, o, &rep) })
+	}
+	if o.mcpN > 0 {
+		phase("MCP door: run_code against /v1/run (pooled, snapshots on)", func() error { return mcpPhase(ctx, o, &rep) })
 	}
 	phase("snapshot restores on the request path (pool 0, snapshots on)", func() error { return restorePhase(ctx, o, &rep) })
 	phase("cold starts (pool 0, snapshots off)", func() error { return coldPhase(ctx, o, &rep) })

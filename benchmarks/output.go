@@ -77,6 +77,7 @@ type jsonReport struct {
 	Latency    []jsonRow        `json:"latency"`
 	Throughput []jsonThroughput `json:"throughput"`
 	Memory     []jsonMemory     `json:"memory"`
+	Doors      []jsonDoor       `json:"doors"`
 	MemoryNote string           `json:"memory_note,omitempty"`
 	Headline   []headline       `json:"headline"`
 	// ServerMetrics are each server's pool gauges and counters at its end.
@@ -87,7 +88,7 @@ type jsonReport struct {
 func writeJSON(w io.Writer, rep report, started time.Time, opts map[string]any) error {
 	out := jsonReport{Started: started.UTC(), Options: opts, MemoryNote: rep.MemoryNote,
 		Latency: []jsonRow{}, Throughput: []jsonThroughput{}, Memory: []jsonMemory{},
-		Headline: headlines(rep.Rows, rep.Throughput, rep.Memory), ServerMetrics: rep.ServerMetrics}
+		Headline: headlines(rep.Rows, rep.Throughput, rep.Memory), ServerMetrics: rep.ServerMetrics, Doors: jsonDoors(rep.Doors)}
 	for _, r := range rep.Rows {
 		c := r.counted()
 		jr := jsonRow{Lang: r.Lang, Probe: r.Probe, Mode: r.Mode, N: len(c), P50MS: msOf(r.p50()), MaxMS: msOf(percentile(c, 1)),

@@ -15,6 +15,8 @@ type report struct {
 	Rows       []row
 	Throughput []throughput
 	Memory     []memRow
+	// Doors are door operations beside the same operation on /v1.
+	Doors []doorRow
 	// MemoryNote says why memory was not measured, if it was not.
 	MemoryNote string
 	// ServerMetrics are each server's paddock_pool_* samples at its end.
@@ -29,6 +31,10 @@ func (rep report) print(w io.Writer) {
 	if len(rep.Throughput) > 0 {
 		fmt.Fprintln(w, "\n== sustained one-shot throughput, a fresh sandbox per run ==")
 		printThroughput(w, rep.Throughput)
+	}
+	if len(rep.Doors) > 0 {
+		fmt.Fprintln(w, "\n== doors: the same operation through a door and on /v1, alternating on one server ==")
+		printDoors(w, rep.Doors)
 	}
 	fmt.Fprintln(w, "\n== host memory per idle pooled sandbox (memory cgroup), by how each sandbox was made ==")
 	if rep.MemoryNote != "" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/core"
+	mcpdoor "github.com/paddock-dev/paddock/doors/mcp"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/rootfs"
 )
@@ -70,6 +71,9 @@ type config struct {
 	TenantMaxSessions int
 	TenantRate        float64 // requests per second; 0: no limit
 	TenantBurst       int
+
+	MCPAllowedHosts []string      // Host names accepted on loopback connections to /mcp
+	MCPSessionIdle  time.Duration // an idle MCP session ends after this
 
 	auth core.Auth // the keys, loaded by Validate
 }
@@ -131,6 +135,15 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.TenantMaxSessions, "tenant-max-sessions", core.DefaultTenantMaxSessions, "live sessions per tenant")
 	fs.Float64Var(&c.TenantRate, "tenant-rate", core.DefaultTenantRate, "requests per second per tenant (0: no limit)")
 	fs.IntVar(&c.TenantBurst, "tenant-burst", core.DefaultTenantBurst, "requests a tenant may send at once above its rate")
+
+	c.MCPAllowedHosts = splitList(env("PADDOCK_MCP_ALLOWED_HOSTS", ""))
+	fs.Func("mcp-allowed-hosts", "comma-separated Host names (or host:port) /mcp accepts on a loopback connection besides localhost: "+
+		"what a reverse proxy on this machine forwards (DNS-rebinding protection refuses others; PADDOCK_MCP_ALLOWED_HOSTS)", func(v string) error {
+		c.MCPAllowedHosts = splitList(v)
+		return nil
+	})
+	fs.DurationVar(&c.MCPSessionIdle, "mcp-session-idle", mcpdoor.DefaultSessionIdle,
+		"an MCP session silent this long ends, and the sessions it opened close")
 }
 
 func env(key, def string) string {
@@ -178,6 +191,9 @@ func (c *config) Validate() error {
 	}
 	if c.MaxBody < 1<<10 || c.MaxOutput < 1<<10 {
 		errs = append(errs, errors.New("--max-body and --max-output must be at least 1 KiB"))
+	}
+	if c.MCPSessionIdle < time.Second {
+		errs = append(errs, errors.New("--mcp-session-idle must be at least 1s"))
 	}
 	errs = append(errs, c.validateMaxLimits())
 	if c.Mirror != "" {

@@ -2,42 +2,23 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/paddock-dev/paddock/internal/prereq"
 )
-
-// clientsDir holds the pinned npm clients (make clients installs them).
-const clientsDir = "../../doors/clients"
 
 // nodeScript runs one of doors/clients/*.mjs with env and returns the
 // last line it printed, failing the test with its output otherwise.
 func nodeScript(t *testing.T, script string, env ...string) []byte {
 	t.Helper()
-	node := prereq.Command(t, "node", "nodejs")
-	if _, err := os.Stat(filepath.Join(clientsDir, "node_modules", ".package-lock.json")); err != nil {
-		prereq.Missing(t, "the door clients' npm packages are not installed", "run make clients")
+	out, err := runClient(t, env, needClients(t), script)
+	if err != nil {
+		t.Fatalf("node %s: %v\nstdout:\n%s", script, err, out)
 	}
-	// A safety net only: the script waits on the server, never on time.
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script)
-	cmd.Dir = clientsDir
-	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node %s: %v (the 10-minute safety net, if the context ended)\nstdout:\n%s\nstderr:\n%s", script, err, stdout.Bytes(), stderr.Bytes())
-	}
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	return []byte(lines[len(lines)-1])
 }
 

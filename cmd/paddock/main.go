@@ -1,5 +1,5 @@
 // Command paddock serves the Paddock API and carries its operator tools:
-// serve, doctor, rootfs, token and version.
+// serve, doctor, rootfs, token, mcp and version.
 package main
 
 import (
@@ -21,6 +21,7 @@ commands:
   doctor   check this host and say what to fix
   rootfs   build (or look up) template root filesystems
   token    mint a JWT for a tenant (local use and tests)
+  mcp      bridge an MCP host on stdin/stdout to a running Paddock's /mcp
   version  print the version
 
 run "paddock <command> -h" for the command's flags.
@@ -61,6 +62,8 @@ func run(args []string) error {
 		return rootfsCmd(ctx, rest)
 	case "token":
 		return tokenCmd(rest, os.Stdout)
+	case "mcp":
+		return mcpCmd(ctx, rest)
 	case "version":
 		fmt.Println("paddock", version)
 		return nil

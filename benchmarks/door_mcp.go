@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpPhase times MCP run_code round trips against POST /v1/run of the same
+// program on one pooled server, alternating, each from a full pool: the
+// MCP door's overhead on a warm one-shot run. The MCP session is opened
+// once, before the timed calls, as a host keeps it open.
+func mcpPhase(ctx context.Context, o options, rep *report) (err error) {
+	s, err := startServer(ctx, o, serverConfig{name: "mcp", templates: langNames(langs), pool: o.pool, snapshots: true})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	client := mcp.NewClient(&mcp.Implementation{Name: "paddock-bench", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: s.http}, nil)
+	if err != nil {
+		return fmt.Errorf("opening an MCP session: %w", err)
+	}
+	defer cs.Close()
+	for _, l := range langs {
+		if l.snapshotted {
+			if err := s.awaitRestoredPool(ctx, l, restoreTimeout); err != nil {
+				return err
+			}
+		}
+		p := l.probes[0]
+		d := doorRow{Door: "mcp", Op: "run_code " + p.name, Lang: l.name}
+		// One unmeasured round each way: first-use costs on both sides.
+		for i := -1; i < o.mcpN; i++ {
+			if err := s.awaitFull(ctx, l.name); err != nil {
+				return err
+			}
+			resp, v1, err := s.runOnce(ctx, l.name, p.code)
+			if err != nil {
+				return err
+			}
+			if resp.Reason != "ok" || !p.ok(resp.Stdout) {
+				return fmt.Errorf("%s %s on /v1: reason %q, stdout %q", l.name, p.name, resp.Reason, resp.Stdout)
+			}
+			if err := s.awaitFull(ctx, l.name); err != nil {
+				return err
+			}
+			via, err := mcpRunOnce(ctx, cs, l.name, p)
+			if err != nil {
+				return err
+			}
+			if i >= 0 {
+				d.V1, d.Via = append(d.V1, v1), append(d.Via, via)
+			}
+		}
+		rep.Doors = append(rep.Doors, d)
+	}
+	return mcpNoSessionRow(ctx, s, cs, 10*o.mcpN, rep)
+}
+
+// mcpNoSessionRow times an execute in a session that does not exist, on
+// /v1 (404) and over MCP (an error result), alternating: both reach the
+// core and come back at once, so the row is the door's own cost without
+// a sandbox's variance.
+func mcpNoSessionRow(ctx context.Context, s *server, cs *mcp.ClientSession, n int, rep *report) error {
+	d := doorRow{Door: "mcp", Op: "execute, no such session", Lang: "-", Bare: true}
+	for i := -1; i < n; i++ {
+		start := time.Now()
+		err := s.postJSON(ctx, "/v1/sessions/no-such-session/execute", map[string]any{"code": "1"}, http.StatusNotFound, nil)
+		v1 := time.Since(start)
+		if err != nil {
+			return err
+		}
+		start = time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"session_id": "no-such-session", "code": "1"}})
+		via := time.Since(start)
+		if err != nil {
+			return fmt.Errorf("execute over MCP: %w", err)
+		}
+		if !res.IsError {
+			return errors.New("execute in no session over MCP: not an error")
+		}
+		if i >= 0 {
+			d.V1, d.Via = append(d.V1, v1), append(d.Via, via)
+		}
+	}
+	rep.Doors = append(rep.Doors, d)
+	return nil
+}
+
+// mcpRunOnce calls run_code and times the round trip until the result
+// has arrived and been decoded.
+func mcpRunOnce(ctx context.Context, cs *mcp.ClientSession, language string, p probe) (time.Duration, error) {
+	start := time.Now()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"language": language, "code": p.code}})
+	d := time.Since(start)
+	if err != nil {
+		return 0, fmt.Errorf("%s %s over MCP: %w", language, p.name, err)
+	}
+	out, _ := res.StructuredContent.(map[string]any)
+	if stdout, _ := out["stdout"].(string); res.IsError || !p.ok(stdout) {
+		return 0, fmt.Errorf("%s %s over MCP: isError %v, structured %v", language, p.name, res.IsError, res.StructuredContent)
+	}
+	return d, nil
+}

@@ -1,0 +1,99 @@
+// Drives Paddock's MCP server with the official TypeScript SDK client and
+// prints what it saw as one JSON object; cmd/paddock/mcp_e2e_test.go
+// asserts on it.
+//
+//   node mcp_client.mjs http URL [TOKEN]       Streamable HTTP
+//   node mcp_client.mjs stdio PADDOCK_BIN URL [TOKEN]   `paddock mcp` over stdio
+//   node mcp_client.mjs noauth URL             connect without a token
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const [mode, ...args] = process.argv.slice(2);
+
+function transport() {
+  if (mode === 'stdio') {
+    const [bin, url, token] = args;
+    const env = { PATH: process.env.PATH ?? '' };
+    if (token) env.PADDOCK_TOKEN = token;
+    return new StdioClientTransport({ command: bin, args: ['mcp', '--url', url], env, stderr: 'inherit' });
+  }
+  const [url, token] = args;
+  const headers = token ? { Authorization: `Bearer ${token}` } : {};
+  return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+}
+
+const texts = (r) => r.content.filter((c) => c.type === 'text').map((c) => c.text);
+
+async function main() {
+  const client = new Client({ name: 'paddock-e2e', version: '1.0.0' });
+  if (mode === 'noauth') {
+    try {
+      await client.connect(transport());
+      return { connected: true };
+    } catch (e) {
+      return { connected: false, code: e.code ?? null, message: String(e.message ?? e) };
+    }
+  }
+  await client.connect(transport());
+  const out = {};
+  const { tools } = await client.listTools();
+  out.tools = tools
+    .map((t) => ({ name: t.name, input: Object.keys(t.inputSchema.properties ?? {}).sort(), required: t.inputSchema.required ?? [], output: !!t.outputSchema }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  out.runCodeDescription = tools.find((t) => t.name === 'run_code').description;
+
+  const run = await client.callTool({ name: 'run_code', arguments: { language: 'python', code: 'print(6*7)' } });
+  out.run = { isError: !!run.isError, texts: texts(run), stdout: run.structuredContent?.stdout, exit: run.structuredContent?.exit_code };
+
+  const node = await client.callTool({ name: 'run_code', arguments: { language: 'node', code: 'console.log([1,2,3].map(x => x * 2).join(","))' } });
+  out.node = { isError: !!node.isError, texts: texts(node) };
+
+  const created = await client.callTool({ name: 'create_session', arguments: { language: 'python' } });
+  const id = created.structuredContent.session_id;
+  out.session = { isError: !!created.isError, language: created.structuredContent.language };
+  const cell = (code) => client.callTool({ name: 'execute', arguments: { session_id: id, code } });
+
+  await cell('x = 41');
+  const second = await cell('x + 1');
+  out.state = { isError: !!second.isError, texts: texts(second), result: second.structuredContent.result, count: second.structuredContent.execution_count };
+
+  const plot = await cell('import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [1, 4, 9])\nplt.show()');
+  const img = plot.content.find((c) => c.type === 'image');
+  out.plot = {
+    isError: !!plot.isError,
+    types: plot.content.map((c) => c.type),
+    mimeType: img?.mimeType ?? null,
+    head: img ? Buffer.from(img.data, 'base64').subarray(0, 8).toString('hex') : null,
+  };
+
+  const bad = await cell('1/0');
+  out.error = { isError: !!bad.isError, texts: texts(bad), name: bad.structuredContent?.error?.name ?? null };
+
+  const written = await client.callTool({ name: 'write_file', arguments: { session_id: id, path: 'notes/a.txt', content: 'hello' } });
+  const listed = await client.callTool({ name: 'list_files', arguments: { session_id: id, path: 'notes' } });
+  const read = await client.callTool({ name: 'read_file', arguments: { session_id: id, path: 'notes/a.txt' } });
+  out.files = { written: written.structuredContent, listed: listed.structuredContent.entries.map((e) => e.name), read: texts(read) };
+
+  // A session left open ends with the MCP session (the test checks).
+  const left = await client.callTool({ name: 'create_session', arguments: { language: 'node' } });
+  out.left = left.structuredContent.session_id;
+  const nodeCell = await client.callTool({ name: 'execute', arguments: { session_id: out.left, code: 'const y = 20' } });
+  const nodeNext = await client.callTool({ name: 'execute', arguments: { session_id: out.left, code: 'y * 2 + 2' } });
+  out.nodeState = { isError: !!(nodeCell.isError || nodeNext.isError), texts: texts(nodeNext) };
+
+  const closed = await client.callTool({ name: 'close_session', arguments: { session_id: id } });
+  out.closed = closed.structuredContent;
+  const after = await cell('x');
+  out.afterClose = { isError: !!after.isError, texts: texts(after) };
+  // Ending the MCP session (DELETE) closes the sessions it opened; the
+  // stdio transport ends it by closing paddock mcp's stdin.
+  if (mode === 'http') await client.transport.terminateSession();
+  await client.close();
+  return out;
+}
+
+main().then(
+  (out) => { console.log(JSON.stringify(out)); process.exit(0); },
+  (err) => { console.error(err); process.exit(1); },
+);
