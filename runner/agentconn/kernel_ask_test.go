@@ -105,14 +105,18 @@ func TestInputRoundTrip(t *testing.T) {
 			want: wire.InputReply{Value: "pw: |hidden"},
 		},
 		{
-			name:  "error",
-			input: func(context.Context, runner.InputRequest) (string, error) { return "ignored", errors.New("the client left") },
-			want:  wire.InputReply{Error: "the client left"},
+			name: "error",
+			input: func(context.Context, runner.InputRequest) (string, error) {
+				return "ignored", errors.New("the client left")
+			},
+			want: wire.InputReply{Error: "the client left"},
 		},
 		{
-			name:  "too long",
-			input: func(context.Context, runner.InputRequest) (string, error) { return strings.Repeat("x", runner.MaxInputBytes+1), nil },
-			want:  wire.InputReply{Error: "an input of 1048577 bytes is over the limit of 1048576"},
+			name: "too long",
+			input: func(context.Context, runner.InputRequest) (string, error) {
+				return strings.Repeat("x", runner.MaxInputBytes+1), nil
+			},
+			want: wire.InputReply{Error: "an input of 1048577 bytes is over the limit of 1048576"},
 		},
 		{
 			name: "not allowed",
