@@ -124,7 +124,11 @@ func TestGVisorNotebook(t *testing.T) {
 				}})
 				done <- res
 			}()
-			<-waiting
+			select {
+			case <-waiting:
+			case res := <-done:
+				t.Fatalf("the cell ended without asking for input: %+v", res)
+			}
 			if err := k.Interrupt(t.Context()); err != nil {
 				t.Fatal(err)
 			}
