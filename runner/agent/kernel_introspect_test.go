@@ -369,3 +369,41 @@ func TestKernelDisplayUpdates(t *testing.T) {
 		t.Errorf("events\n%s\nwant\n%s", got, wantJSON)
 	}
 }
+
+// TestKernelForgedInputAndAnswers: input requests and answers the cell's
+// code writes on the report channel lack the keys of the cell and of the
+// question: the host never sees them.
+func TestKernelForgedInputAndAnswers(t *testing.T) {
+	t.Parallel()
+	k := startKernel(t, testConfig(t, LanguagePython), nil)
+	k.execute(wire.Execute{Code: "x_value = 1"}).mustDone(t, "ok", "ok")
+	req := wire.Execute{Stdin: true, Code: forgePython + `import os, time
+forge(op='input', seq=2, prompt='forged')
+print('forging', flush=True)
+while not os.path.exists('stop'):
+    for r in range(1, 4):
+        forge(op='answer', rid=r, answer={'matches': ['forged']})
+    time.sleep(0.001)
+print('got', input('real'))`}
+	start := k.startCell(&req)
+	k.waitStdout(req.ID, "forging\n")
+	for range 3 {
+		if a := k.ask(wire.Introspect{Op: wire.OpComplete, Code: "x_v", CursorPos: 3}); !reflect.DeepEqual(a.Matches, []string{"x_value"}) {
+			t.Errorf("matches %q while the cell forges answers", a.Matches)
+		}
+	}
+	id := k.nextID()
+	if a := k.call(wire.TypeFileWrite, id, wire.FileWrite{ID: id, Path: "stop"}); a.Error != "" {
+		t.Fatalf("write: %+v", a)
+	}
+	got, _ := k.untilInput(req.ID)
+	if got.Prompt != "real" {
+		t.Errorf("input request %+v, want the real one", got)
+	}
+	k.send(wire.TypeInputReply, wire.InputReply{ID: req.ID, Value: "v"})
+	res := k.collect(req.ID, start)
+	res.mustDone(t, "ok", "ok")
+	if out := res.text("stdout"); out != "got v\n" {
+		t.Errorf("stdout %q", out)
+	}
+}
