@@ -407,3 +407,20 @@ print('got', input('real'))`}
 		t.Errorf("stdout %q", out)
 	}
 }
+
+// TestKernelCompleteNewModule: a module written after a first completion
+// is offered by the next.
+func TestKernelCompleteNewModule(t *testing.T) {
+	t.Parallel()
+	k := startKernel(t, testConfig(t, LanguagePython), nil)
+	if a := k.ask(wire.Introspect{Op: wire.OpComplete, Code: "import mymod", CursorPos: 12}); len(a.Matches) != 0 {
+		t.Fatalf("matches %q before the module exists", a.Matches)
+	}
+	id := k.nextID()
+	if a := k.call(wire.TypeFileWrite, id, wire.FileWrite{ID: id, Path: "mymodule.py", Content: []byte("x = 1\n")}); a.Error != "" {
+		t.Fatalf("write: %+v", a)
+	}
+	if a := k.ask(wire.Introspect{Op: wire.OpComplete, Code: "import mymod", CursorPos: 12}); !reflect.DeepEqual(a.Matches, []string{"mymodule"}) {
+		t.Errorf("matches %q, want the new module", a.Matches)
+	}
+}
