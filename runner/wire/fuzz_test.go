@@ -81,6 +81,8 @@ func validType(b byte) bool {
 	switch b {
 	case 'H', 'R', 'O', 'E', 'X', 'F', // one-shot
 		'K', 'C', 'V', 'D', 'I', 'S', 'W', 'G', 'L', 'A', 'Z', // kernel mode
+		'M', 'U', 'N', 'J', // commands beside a kernel
+		'Q', 'T', 'Y', // questions and stdin of a kernel
 		'P': // liveness after a restore
 		return true
 	}
