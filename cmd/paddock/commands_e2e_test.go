@@ -123,7 +123,9 @@ func TestE2ECommands(t *testing.T) {
 			cell <- execOut{status, raw}
 		}()
 		// The cell is running (its session busy) when the command starts,
-		// and ends only after the command wrote its file.
+		// and ends only after the command wrote its file. The command
+		// renames a finished file into place, so the cell never reads it
+		// half written.
 		deadline := time.Now().Add(time.Minute) // a safety net
 		for {
 			status, raw := e.do(t, "GET", "/v1/sessions/"+id, nil, "")
@@ -135,7 +137,7 @@ func TestE2ECommands(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		if got, err := e.command(t, id, core.CommandInput{Argv: shell("echo from-command > from-command")}); err != nil || got.reason != runner.ReasonOK {
+		if got, err := e.command(t, id, core.CommandInput{Argv: shell("echo from-command > part && mv part from-command")}); err != nil || got.reason != runner.ReasonOK {
 			t.Fatalf("command: %+v, %v", got, err)
 		}
 		r := <-cell
