@@ -2,8 +2,6 @@ package runc
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -78,7 +76,7 @@ func New(cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("creating %s: %w", d, err)
 		}
 	}
-	if err := installAgent(cfg.Agent, rt.agentDir); err != nil {
+	if err := ocispec.InstallAgent(cfg.Agent, rt.agentDir); err != nil {
 		return nil, fmt.Errorf("installing agent: %w", err)
 	}
 	return rt, nil
@@ -88,7 +86,7 @@ func New(cfg Config) (*Runtime, error) {
 func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbox, err error) {
 	ctx, cancel := context.WithTimeout(ctx, rt.cfg.StartTimeout)
 	defer cancel()
-	id, err := newID()
+	id, err := ocispec.NewID()
 	if err != nil {
 		return nil, err
 	}
@@ -105,38 +103,4 @@ func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbo
 		return nil, errors.Join(err, conn.Destroy(context.WithoutCancel(ctx)))
 	}
 	return conn, nil
-}
-
-func newID() (string, error) {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	return "pd-" + hex.EncodeToString(b[:]), nil
-}
-
-// installAgent copies the agent binary into dir, root-owned and
-// world-readable, since every sandbox mounts dir read-only.
-func installAgent(src, dir string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	dst := filepath.Join(dir, ocispec.AgentName)
-	tmp := dst + ".tmp"
-	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o555)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		return errors.Join(err, out.Close())
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return err
-	}
-	return os.Chmod(dir, 0o755)
 }

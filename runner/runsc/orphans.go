@@ -28,7 +28,7 @@ type stray struct {
 	id  string // the container it belongs to, when its command line names one
 }
 
-// sandboxID matches the IDs newID makes.
+// sandboxID matches the IDs ocispec.NewID makes.
 var sandboxID = regexp.MustCompile(`^pd-[0-9a-f]{16}$`)
 
 // findStrays lists the processes under proc whose command line has the

@@ -2,8 +2,6 @@ package runsc
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,12 +82,8 @@ func New(cfg Config) (*Runtime, error) {
 			return nil, fmt.Errorf("creating %s: %w", d, err)
 		}
 	}
-	if err := copyFile(cfg.Agent, filepath.Join(rt.agentDir, ocispec.AgentName), 0o555); err != nil {
+	if err := ocispec.InstallAgent(cfg.Agent, rt.agentDir); err != nil {
 		return nil, fmt.Errorf("installing agent: %w", err)
-	}
-	// The agent directory is mounted into sandboxes: world-readable, root-owned.
-	if err := os.Chmod(rt.agentDir, 0o755); err != nil {
-		return nil, err
 	}
 	return rt, nil
 }
@@ -101,7 +95,7 @@ func (rt *Runtime) Runsc() *Runsc { return rt.runsc }
 func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbox, err error) {
 	ctx, cancel := context.WithTimeout(ctx, rt.cfg.StartTimeout)
 	defer cancel()
-	id, err := newID()
+	id, err := ocispec.NewID()
 	if err != nil {
 		return nil, err
 	}
@@ -229,15 +223,6 @@ func (rt *Runtime) destroyContainer(ctx context.Context, id string) error {
 	return errors.Join(err, os.RemoveAll(filepath.Join(rt.bundles, id)))
 }
 
-func newID() (string, error) {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	// Fixed length: no ID is a prefix of another.
-	return "pd-" + hex.EncodeToString(b[:]), nil
-}
-
 func writeBundle(dir string, spec any) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -257,27 +242,4 @@ func closeAll(fs ...io.Closer) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func copyFile(src, dst string, mode os.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	tmp := dst + ".tmp"
-	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		return errors.Join(err, out.Close())
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dst)
 }

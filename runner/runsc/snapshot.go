@@ -212,7 +212,7 @@ func (rt *Runtime) Restore(ctx context.Context, img runner.Snapshot) (_ runner.S
 	}
 	ctx, cancel := context.WithTimeout(ctx, rt.cfg.StartTimeout)
 	defer cancel()
-	id, err := newID()
+	id, err := ocispec.NewID()
 	if err != nil {
 		return nil, err
 	}
