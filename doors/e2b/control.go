@@ -13,10 +13,10 @@ import (
 	"github.com/paddock-dev/paddock/core"
 )
 
-// Limits on a create request's maps.
+// Limits on a create request's metadata, which only the door keeps (the
+// envVars are the session's env: the core checks them).
 const (
 	maxMetadata    = 64
-	maxEnvVars     = 256
 	maxKeyBytes    = 256
 	maxValueBytes  = 4096
 	maxTimeoutSecs = 1 << 31 / 1000 // far past any server's session TTL; the core checks the real bound
@@ -129,8 +129,8 @@ func (d *door) create(c *gin.Context) {
 	c.JSON(http.StatusCreated, answerOf(sb))
 }
 
-// checkCreate refuses what Paddock cannot do and bounds the maps; it
-// returns the timeout as a TTL (the core checks its range).
+// checkCreate refuses what Paddock cannot do and bounds the metadata; it
+// returns the timeout as a TTL (the core checks its range, and envVars).
 func checkCreate(req *createRequest) (time.Duration, error) {
 	switch {
 	case req.AllowInternetAccess != nil && *req.AllowInternetAccess:
@@ -143,9 +143,6 @@ func checkCreate(req *createRequest) (time.Duration, error) {
 		return 0, invalid("volumeMounts: Paddock has no volumes")
 	}
 	if err := checkMap("metadata", req.Metadata, maxMetadata); err != nil {
-		return 0, err
-	}
-	if err := checkMap("envVars", req.EnvVars, maxEnvVars); err != nil {
 		return 0, err
 	}
 	if req.Timeout == nil {

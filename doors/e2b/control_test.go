@@ -55,8 +55,8 @@ func TestCreateRefusals(t *testing.T) {
 		{"mcp", "alice", map[string]any{"mcp": map[string]any{"x": 1}}, 400, "mcp: Paddock sandboxes run no MCP gateway"},
 		{"auto pause", "alice", map[string]any{"autoPause": true}, 400, "autoPause: Paddock cannot pause a sandbox; it is killed at its timeout"},
 		{"too much metadata", "alice", map[string]any{"metadata": manyKeys(65)}, 400, "metadata: at most 64 entries, got 65"},
-		{"long env value", "alice", map[string]any{"envVars": map[string]string{"A": strings.Repeat("x", 4097)}}, 400,
-			"envVars: keys are 1 to 256 bytes and values at most 4096 bytes"},
+		{"env key the core refuses", "alice", map[string]any{"envVars": map[string]string{"A=B": "1"}}, 400,
+			`env key "A=B" must not contain '='`},
 		{"not json", "alice", []byte("{"), 400, "request body is not valid JSON: unexpected EOF"},
 		{"body too large", "alice", []byte(`{"metadata":{"a":"` + strings.Repeat("x", 1<<20) + `"}}`), 413, "request body over 1048576 bytes"},
 	} {
@@ -72,6 +72,18 @@ func TestCreateRefusals(t *testing.T) {
 				t.Fatalf("sessions left: %v", ids)
 			}
 		})
+	}
+}
+
+// The sandbox's envVars are the core's to check (a door checks no
+// ranges): the door hands them on as they came.
+func TestCreateEnvVarsReachTheCore(t *testing.T) {
+	td := newTestDoor(t, Config{})
+	env := manyKeys(300)
+	env["LONG"] = strings.Repeat("x", 5000)
+	td.create("alice", map[string]any{"envVars": env})
+	if got := td.core.sessions["s01"].env; len(got) != 301 || got["LONG"] != env["LONG"] {
+		t.Fatalf("the core got %d env entries, want 301", len(got))
 	}
 }
 

@@ -33,6 +33,7 @@ type fakeCore struct {
 type fakeSession struct {
 	info     core.Session
 	language string
+	env      map[string]string
 	files    map[string][]byte
 }
 
@@ -71,13 +72,18 @@ func (f *fakeCore) CreateSession(_ context.Context, c core.Caller, in core.Sessi
 	if in.TTL > time.Hour {
 		return core.Session{}, &core.Error{Kind: core.KindInvalid, Code: "invalid_ttl", Message: "ttl_s must be at most 3600"}
 	}
+	for k := range in.Env {
+		if strings.Contains(k, "=") {
+			return core.Session{}, &core.Error{Kind: core.KindInvalid, Code: "invalid_request", Message: fmt.Sprintf("env key %q must not contain '='", k)}
+		}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.next++
 	now := time.Date(2026, 12, 1, 12, 0, f.next, 0, time.UTC)
 	s := core.Session{Info: kernels.Info{ID: fmt.Sprintf("s%02d", f.next), Owner: c.Tenant, Template: in.Language,
 		CreatedAt: now, ExpiresAt: now.Add(in.TTL), TTL: in.TTL, State: kernels.StateIdle}, Language: in.Language}
-	f.sessions[s.ID] = &fakeSession{info: s, language: in.Language, files: map[string][]byte{}}
+	f.sessions[s.ID] = &fakeSession{info: s, language: in.Language, env: in.Env, files: map[string][]byte{}}
 	return s, nil
 }
 
