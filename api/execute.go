@@ -66,7 +66,7 @@ func (s *server) execute(c *gin.Context) {
 		s.writeError(c, invalid("invalid_request", "code is required"))
 		return
 	}
-	in := core.ExecuteInput{Code: *req.Code, Timeout: scaled(req.TimeoutMS, time.Millisecond), Env: req.Env, Queue: req.Queue}
+	in := core.ExecuteInput{Code: *req.Code, Timeout: core.Scaled(req.TimeoutMS, time.Millisecond), Env: req.Env, Queue: req.Queue}
 	if format := streamFormat(c.GetHeader("Accept")); format != "" {
 		s.executeStream(c, id, in, format, begin)
 		return

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"math"
 	"time"
 
 	"github.com/paddock-dev/paddock/core"
@@ -26,7 +25,7 @@ func (s *server) toRunInput(req runRequest) (core.RunInput, error) {
 		Language:       req.Language,
 		Args:           req.Args,
 		Env:            req.Env,
-		Timeout:        scaled(req.TimeoutMS, time.Millisecond),
+		Timeout:        core.Scaled(req.TimeoutMS, time.Millisecond),
 		MaxOutputBytes: req.MaxOutputBytes,
 		Limits:         toLimits(req.Limits),
 	}
@@ -64,16 +63,4 @@ func toInt(v *int64) *int {
 	}
 	n := int(*v)
 	return &n
-}
-
-// scaled is n units as a duration, saturated at the largest durations
-// (far beyond every limit, so the core refuses them).
-func scaled(n int64, unit time.Duration) time.Duration {
-	switch {
-	case n > math.MaxInt64/int64(unit):
-		return math.MaxInt64
-	case n < math.MinInt64/int64(unit):
-		return math.MinInt64
-	}
-	return time.Duration(n) * unit
 }

@@ -89,7 +89,7 @@ func (s *server) createSession(c *gin.Context) {
 	}
 	sess, err := s.core.CreateSession(c.Request.Context(), caller(c), core.SessionInput{
 		Language: req.Language,
-		TTL:      scaled(req.TTLS, time.Second),
+		TTL:      core.Scaled(req.TTLS, time.Second),
 		Env:      req.Env,
 		Limits:   toLimits(req.Limits),
 	})

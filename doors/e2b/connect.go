@@ -199,7 +199,7 @@ func timeoutOfCall(c *gin.Context) time.Duration {
 	if err != nil || ms <= 0 {
 		return 0
 	}
-	return time.Duration(ms) * time.Millisecond
+	return core.Scaled(ms, time.Millisecond)
 }
 
 // unknownMethod answers a method the door does not serve.

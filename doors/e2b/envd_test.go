@@ -325,6 +325,8 @@ func TestProcessDirAndTimeout(t *testing.T) {
 		{"client's timeout past the maximum", 30 * time.Second, "60000", "/home/user", "", 30 * time.Second},
 		{"no client timeout", 30 * time.Second, "", "rel/dir", "rel/dir", 30 * time.Second},
 		{"no maximum configured", 0, "60000", nil, "", 60 * time.Second},
+		// Past a Duration's range: not wrapped round to 448µs.
+		{"client's timeout past every range", 30 * time.Second, "18446744073710", nil, "", 30 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			td := newTestDoor(t, Config{MaxCommandTimeout: tc.most})

@@ -144,7 +144,7 @@ func (d *door) keepalive(c *gin.Context, s *stream) (stop func()) {
 	if err != nil || secs <= 0 {
 		return func() {}
 	}
-	every := max(time.Duration(secs)*time.Second, keepaliveMin)
+	every := max(core.Scaled(int64(secs), time.Second), keepaliveMin)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {

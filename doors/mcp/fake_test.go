@@ -24,6 +24,7 @@ type fakeCore struct {
 	mu      sync.Mutex
 	callers []core.Caller   // every caller a work call saw
 	created []string        // sessions created, in order
+	ttls    []time.Duration // their TTLs as the core got them
 	closed  map[string]bool // sessions closed
 	admits  int
 	closes  chan string // receives each closed session's id, when not nil
@@ -80,6 +81,7 @@ func (f *fakeCore) CreateSession(_ context.Context, c core.Caller, in core.Sessi
 	defer f.mu.Unlock()
 	id := "s" + string(rune('0'+len(f.created)))
 	f.created = append(f.created, id)
+	f.ttls = append(f.ttls, in.TTL)
 	return core.Session{Info: kernels.Info{ID: id, Owner: c.Tenant, Template: in.Language}, Language: in.Language}, nil
 }
 

@@ -27,7 +27,7 @@ func (d *door) runCode(ctx context.Context, req *mcp.CallToolRequest, in RunCode
 		Language: in.Language,
 		Code:     in.Code,
 		Files:    files,
-		Timeout:  time.Duration(in.TimeoutMS) * time.Millisecond,
+		Timeout:  core.Scaled(int64(in.TimeoutMS), time.Millisecond),
 	}, nil)
 	if err != nil {
 		return failed[RunCodeOut](err)

@@ -18,7 +18,7 @@ func (d *door) createSession(ctx context.Context, req *mcp.CallToolRequest, in C
 	}
 	s, err := d.core.CreateSession(ctx, c, core.SessionInput{
 		Language: in.Language,
-		TTL:      time.Duration(in.TTLSeconds) * time.Second,
+		TTL:      core.Scaled(int64(in.TTLSeconds), time.Second),
 	})
 	if err != nil {
 		return failed[SessionOut](err)
@@ -58,7 +58,7 @@ func (d *door) execute(ctx context.Context, req *mcp.CallToolRequest, in Execute
 	var cell cellOutput
 	x, err := d.core.Execute(ctx, c, in.SessionID, core.ExecuteInput{
 		Code:    in.Code,
-		Timeout: time.Duration(in.TimeoutMS) * time.Millisecond,
+		Timeout: core.Scaled(int64(in.TimeoutMS), time.Millisecond),
 	}, cell.add)
 	if err != nil {
 		return failed[ExecuteOut](err)
