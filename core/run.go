@@ -46,7 +46,7 @@ type RunInput struct {
 type RunResult struct {
 	Template     string
 	Runtime      string // the runtime that isolated the run's sandbox
-	pool.Outcome // Result runner.RunResult, Kind, SandboxID, Timing
+	pool.Outcome        // Result runner.RunResult, Kind, SandboxID, Timing
 }
 
 // runPlan is a checked run, ready for the pool.
