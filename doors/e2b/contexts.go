@@ -1,6 +1,7 @@
 package e2bdoor
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -71,6 +72,16 @@ func (d *door) openContext(c *gin.Context, sb *sandbox, lang string) (codeContex
 	sb.mu.Lock()
 	sb.contexts = append(sb.contexts, cc)
 	sb.mu.Unlock()
+	// A kill that took sb while the session opened may have listed its
+	// contexts before this one: close it here. (A kill after this check
+	// lists it.)
+	if live, ok := d.reg.get(sb.id); !ok || live != sb {
+		err := d.core.CloseSession(context.WithoutCancel(c.Request.Context()), sb.owner, s.ID)
+		if err != nil && classify(err).Kind != core.KindNotFound {
+			d.log.Warn("closing a context opened as its sandbox was killed", keySandboxID, sb.id, "err", err)
+		}
+		return codeContext{}, sandboxNotFound(sb.id)
+	}
 	return cc, nil
 }
 

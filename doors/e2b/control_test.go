@@ -125,6 +125,26 @@ func TestGetKillAndOtherTenants(t *testing.T) {
 	}
 }
 
+// A context whose session opens while its sandbox is killed is closed,
+// not left running (and counted against the tenant) until its timeout.
+func TestKillDuringContextCreate(t *testing.T) {
+	td := newTestDoor(t, Config{})
+	sa := td.create("alice", nil)
+	td.core.BeforeCreate = func() {
+		td.core.BeforeCreate = nil
+		if a := td.do("DELETE", "/sandboxes/"+sa.SandboxID, nil, key("alice")); a.code != 204 {
+			t.Errorf("kill: HTTP %d %s", a.code, a.body)
+		}
+	}
+	a := td.do("POST", "/contexts", map[string]any{"language": "js"}, interp(sa))
+	if a.code != 404 || string(a.body) != `{"code":404,"message":"sandbox \"s01\" not found"}` {
+		t.Errorf("create context: HTTP %d %s", a.code, a.body)
+	}
+	if ids := td.core.live(); len(ids) != 0 {
+		t.Fatalf("sessions left after kill: %v", ids)
+	}
+}
+
 func TestKillClosesEveryContext(t *testing.T) {
 	td := newTestDoor(t, Config{})
 	sa := td.create("alice", nil)

@@ -28,6 +28,8 @@ type fakeCore struct {
 	commands    []core.CommandInput
 	// AdmitErr refuses every request when set.
 	AdmitErr error
+	// BeforeCreate, when set, runs as CreateSession begins.
+	BeforeCreate func()
 }
 
 type fakeSession struct {
@@ -69,6 +71,9 @@ func (f *fakeCore) Template(language string) (core.TemplateInfo, error) {
 }
 
 func (f *fakeCore) CreateSession(_ context.Context, c core.Caller, in core.SessionInput) (core.Session, error) {
+	if f.BeforeCreate != nil {
+		f.BeforeCreate()
+	}
 	if in.TTL > time.Hour {
 		return core.Session{}, &core.Error{Kind: core.KindInvalid, Code: "invalid_ttl", Message: "ttl_s must be at most 3600"}
 	}
