@@ -8,10 +8,13 @@
 // authentications), charges it a request (Admit: the tenant's rate
 // bucket) and calls the work: Run for one-shot programs, the Session
 // methods, Execute, Command (a shell command beside a session's kernel),
-// the file methods, History and SetSessionTTL. Each checks the caller's
-// scope, every range (with policy) and the tenant's limits, acts for
-// Caller.Tenant through pool and kernels, and records metrics labelled
-// with Caller.Door.
+// Complete, Inspect and IsComplete (a notebook's questions to the live
+// interpreter), the file methods, History and SetSessionTTL. Each checks
+// the caller's scope, every range (with policy) and the tenant's limits,
+// acts for Caller.Tenant through pool and kernels, and records metrics
+// labelled with Caller.Door. A door turns the wire's numbers of
+// milliseconds or seconds into Durations with Scaled, so that none wraps
+// round past those checks.
 //
 // Every error a Service method returns is an *Error: a Kind the door maps
 // to its protocol (REST: an HTTP status), a stable Code and a Message fit
