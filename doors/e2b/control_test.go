@@ -145,6 +145,31 @@ func TestKillDuringContextCreate(t *testing.T) {
 	}
 }
 
+// The core decides who may reach a sandbox: a token of the same tenant
+// without the sessions scope is refused as the core refuses it, and its
+// list is empty, as GET /v1/sessions is.
+func TestControlPlaneAsksTheCore(t *testing.T) {
+	td := newTestDoor(t, Config{})
+	td.create("alice", nil)
+	for _, tc := range []struct{ method, path string }{
+		{"GET", "/sandboxes/s01"}, {"DELETE", "/sandboxes/s01"}, {"POST", "/sandboxes/s01/timeout"},
+		{"POST", "/v2/sandboxes/s01/connect"},
+	} {
+		a := td.do(tc.method, tc.path, map[string]any{"timeout": 30}, key("alice+run-only"))
+		if a.code != 403 || string(a.body) != `{"code":403,"message":"the token lacks the \"sessions\" scope"}` {
+			t.Errorf("%s %s without the sessions scope: HTTP %d %s", tc.method, tc.path, a.code, a.body)
+		}
+	}
+	for _, path := range []string{"/sandboxes", "/v2/sandboxes"} {
+		if a := td.do("GET", path, nil, key("alice+run-only")); a.code != 200 || string(a.body) != "[]" {
+			t.Errorf("GET %s without the sessions scope: HTTP %d %s", path, a.code, a.body)
+		}
+	}
+	if ids := td.core.live(); len(ids) != 1 {
+		t.Fatalf("sessions live: %v, want s01", ids)
+	}
+}
+
 func TestKillClosesEveryContext(t *testing.T) {
 	td := newTestDoor(t, Config{})
 	sa := td.create("alice", nil)

@@ -17,6 +17,7 @@ type Core interface {
 	Template(language string) (core.TemplateInfo, error)
 	CreateSession(ctx context.Context, c core.Caller, in core.SessionInput) (core.Session, error)
 	Session(c core.Caller, id string) (core.Session, error)
+	Sessions(c core.Caller) []core.Session
 	CloseSession(ctx context.Context, c core.Caller, id string) error
 	SetSessionTTL(c core.Caller, id string, ttl time.Duration) (core.Session, error)
 	Execute(ctx context.Context, c core.Caller, id string, in core.ExecuteInput, events func(runner.Event)) (kernels.Execution, error)

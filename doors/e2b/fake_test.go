@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -47,7 +48,18 @@ func (f *fakeCore) Authenticate(_ netip.Addr, token, _ string) (core.Caller, err
 	if token == "" || strings.HasPrefix(token, "bad") {
 		return core.Caller{}, &core.Error{Kind: core.KindUnauthenticated, Code: "unauthenticated", Message: "invalid token"}
 	}
+	if tenant, ok := strings.CutSuffix(token, "+run-only"); ok {
+		return core.Caller{Tenant: tenant, Scopes: []string{core.ScopeRun}, Door: "e2b"}, nil
+	}
 	return core.Caller{Tenant: token, Scopes: []string{core.ScopeRun, core.ScopeSessions}, Door: "e2b"}, nil
+}
+
+// scopeErr is the core's refusal of a caller without the sessions scope.
+func scopeErr(c core.Caller) error {
+	if slices.Contains(c.Scopes, core.ScopeSessions) {
+		return nil
+	}
+	return &core.Error{Kind: core.KindForbidden, Code: "forbidden", Message: `the token lacks the "sessions" scope`}
 }
 
 func (f *fakeCore) Admit(c core.Caller) error {
@@ -93,6 +105,9 @@ func (f *fakeCore) CreateSession(_ context.Context, c core.Caller, in core.Sessi
 }
 
 func (f *fakeCore) lookup(c core.Caller, id string) (*fakeSession, error) {
+	if err := scopeErr(c); err != nil {
+		return nil, err
+	}
 	s, ok := f.sessions[id]
 	if !ok || s.info.Owner != c.Tenant {
 		return nil, &core.Error{Kind: core.KindNotFound, Code: "session_not_found", Message: "session " + id + " not found"}
@@ -108,6 +123,22 @@ func (f *fakeCore) Session(c core.Caller, id string) (core.Session, error) {
 		return core.Session{}, err
 	}
 	return s.info, nil
+}
+
+func (f *fakeCore) Sessions(c core.Caller) []core.Session {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := []core.Session{}
+	if scopeErr(c) != nil {
+		return out
+	}
+	for _, s := range f.sessions {
+		if s.info.Owner == c.Tenant {
+			out = append(out, s.info)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }
 
 func (f *fakeCore) live() []string {

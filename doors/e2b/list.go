@@ -19,15 +19,12 @@ const (
 	maxPageSize     = 100
 )
 
-// listed is the caller's live sandboxes, oldest first.
+// listed is the caller's live sandboxes, oldest first: those of the
+// sessions the core lists for the caller that are a sandbox's main one.
 func (d *door) listed(c *gin.Context) []sandboxDetail {
-	caller := callerOf(c)
 	var out []sandboxDetail
-	for _, sb := range d.reg.all() {
-		if sb.owner.Tenant != caller.Tenant {
-			continue
-		}
-		if s, ok := d.alive(c.Request.Context(), sb); ok {
+	for _, s := range d.core.Sessions(callerOf(c)) {
+		if sb, ok := d.reg.get(s.ID); ok {
 			out = append(out, detailOf(sb, s))
 		}
 	}

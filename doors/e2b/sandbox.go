@@ -154,15 +154,21 @@ func (d *door) prune(ctx context.Context) {
 	}
 }
 
-// owned finds the caller's live sandbox id; any other case is the same
-// not-found answer.
+// owned finds the caller's live sandbox id. The core decides whether the
+// caller may reach it (its tenant, its scopes) by looking up the main
+// session as the caller; another tenant's sandbox, an unknown one and an
+// ended one are the same not-found answer.
 func (d *door) owned(ctx context.Context, c core.Caller, id string) (*sandbox, core.Session, error) {
 	sb, ok := d.reg.get(id)
-	if !ok || sb.owner.Tenant != c.Tenant {
+	if !ok {
 		return nil, core.Session{}, sandboxNotFound(id)
 	}
-	s, ok := d.alive(ctx, sb)
-	if !ok {
+	s, err := d.core.Session(c, id)
+	if err != nil {
+		if classify(err).Kind != core.KindNotFound {
+			return nil, core.Session{}, err
+		}
+		d.alive(ctx, sb) // drops it if its session ended
 		return nil, core.Session{}, sandboxNotFound(id)
 	}
 	return sb, s, nil
