@@ -9,6 +9,7 @@
 // struct per operation rendering its own flags, stderr attached to errors,
 // argv logged at debug.
 //
-// runsc imports runner and runner/agentconn; it must not import pool,
-// kernels, api or templates. Only cmd and benchmarks choose it.
+// runsc imports runner, runner/agentconn and runner/ocispec (the layout
+// and spec both runtimes share); it must not import pool, kernels, api or
+// templates. Only cmd and benchmarks choose it.
 package runsc
