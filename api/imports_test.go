@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,11 +15,14 @@ const module = "github.com/paddock-dev/paddock"
 
 // importRule forbids packages under dir (a module-relative path) from
 // importing anything under the listed prefixes and, when stdlibOnly,
-// anything outside the standard library but dir itself.
+// anything outside the standard library but dir itself. When only is
+// set, dir's non-test files import nothing outside the standard library
+// but dir itself and exactly the packages listed.
 type importRule struct {
 	dir        string
 	forbidden  []string
 	stdlibOnly bool
+	only       []string
 }
 
 // TestImportsPointDown enforces the layering of docs/architecture.md
@@ -46,6 +50,11 @@ func TestImportsPointDown(t *testing.T) {
 		// The E2B door translates its protocol onto the core: never the pool, the runtime or another door.
 		{dir: "doors/e2b", forbidden: []string{module + "/api", module + "/cmd", module + "/pool", module + "/runner/runsc", module + "/rootfs", module + "/doors/mcp"}},
 		{dir: "rootfs", forbidden: []string{module + "/api", module + "/core", module + "/doors", module + "/cmd", module + "/kernels", module + "/pool"}},
+		// The host end of the agent protocol serves every runtime: it knows
+		// the contract and the protocol, never how a sandbox is isolated.
+		{dir: "runner/agentconn", only: []string{module + "/runner", module + "/runner/wire"}},
+		// The sandbox's shape: the contract's types and the OCI spec's.
+		{dir: "runner/ocispec", only: []string{module + "/runner", "github.com/opencontainers/runtime-spec/specs-go"}},
 	}
 	everywhereBut := []struct {
 		imported string
@@ -105,8 +114,12 @@ func TestImportsPointDown(t *testing.T) {
 					}
 				}
 				first, _, _ := strings.Cut(imp, "/")
-				if r.stdlibOnly && strings.Contains(first, ".") && !under(imp, module+"/"+r.dir) {
+				outside := strings.Contains(first, ".") && !under(imp, module+"/"+r.dir)
+				if r.stdlibOnly && outside {
 					t.Errorf("%s imports %s: %s imports only the standard library", path, imp, r.dir)
+				}
+				if r.only != nil && outside && !strings.HasSuffix(name, "_test.go") && !slices.Contains(r.only, imp) {
+					t.Errorf("%s imports %s: %s imports only the standard library and %v", path, imp, r.dir, r.only)
 				}
 			}
 			for _, e := range everywhereBut {
