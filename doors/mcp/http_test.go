@@ -181,7 +181,11 @@ func TestSessionsCloseWhenTheMCPSessionIdles(t *testing.T) {
 	srv := serve(t, f, Options{SessionIdle: 100 * time.Millisecond})
 	// A slow machine may let the MCP session idle out between two of the
 	// client's requests: then start again, until create_session got in.
+	deadline := time.Now().Add(time.Minute) // a safety net: a broken door fails, not hangs
 	for {
+		if time.Now().After(deadline) {
+			t.Fatal("create_session never got in within a minute of tries")
+		}
 		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL + Path}, nil)
 		if err != nil {
@@ -191,6 +195,7 @@ func TestSessionsCloseWhenTheMCPSessionIdles(t *testing.T) {
 		if err == nil && !res.IsError {
 			break
 		}
+		_ = cs.Close()
 	}
 	// No more requests: the MCP session ends once idle, and its session
 	// with it.
