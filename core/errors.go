@@ -74,6 +74,8 @@ var (
 	ErrTooManyTenants    = errors.New("tenant table full")
 	ErrAuthFailures      = errors.New("too many failed authentications")
 
+	ErrTooManyConnections = errors.New("tenant connections at the limit")
+
 	// Token problems found while verifying; explain words them.
 	errAlgorithm   = errors.New("signing algorithm not accepted")
 	errCritHeader  = errors.New("unsupported crit header")

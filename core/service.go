@@ -75,13 +75,16 @@ type Config struct {
 
 	// Per-tenant limits, binding the anonymous tenant too. Each takes its
 	// Default* value when zero (TenantBurst: at least the rate);
-	// TenantMaxRuns, TenantMaxSessions and TenantRate are off when
-	// negative.
+	// TenantMaxRuns, TenantMaxSessions, TenantMaxConnections and
+	// TenantRate are off when negative.
 	//
 	// TenantMaxRuns caps each tenant's one-shot runs in flight.
 	TenantMaxRuns int
 	// TenantMaxSessions caps each tenant's live sessions.
 	TenantMaxSessions int
+	// TenantMaxConnections caps the long-lived connections doors hold
+	// for each tenant (HoldConnection): MCP sessions, kernel WebSockets.
+	TenantMaxConnections int
 	// TenantRate is each tenant's sustained request rate per second
 	// (Admit); TenantBurst is how many requests it may send at once.
 	TenantRate  float64
@@ -199,6 +202,7 @@ func (cfg Config) withDefaults() Config {
 	}
 	cfg.TenantMaxRuns = cmp.Or(cfg.TenantMaxRuns, DefaultTenantMaxRuns)
 	cfg.TenantMaxSessions = cmp.Or(cfg.TenantMaxSessions, DefaultTenantMaxSessions)
+	cfg.TenantMaxConnections = cmp.Or(cfg.TenantMaxConnections, DefaultTenantMaxConnections)
 	cfg.TenantRate = cmp.Or(cfg.TenantRate, DefaultTenantRate)
 	if cfg.TenantBurst <= 0 {
 		cfg.TenantBurst = max(DefaultTenantBurst, int(math.Ceil(cfg.TenantRate)))

@@ -13,8 +13,11 @@ import (
 const (
 	DefaultTenantMaxRuns     = 4
 	DefaultTenantMaxSessions = 8
-	DefaultTenantRate        = 20.0
-	DefaultTenantBurst       = 40
+	// DefaultTenantMaxConnections bounds the long-lived connections
+	// (MCP sessions, kernel WebSockets) doors hold for one tenant.
+	DefaultTenantMaxConnections = 32
+	DefaultTenantRate           = 20.0
+	DefaultTenantBurst          = 40
 )
 
 // Bounds on the per-tenant state.
@@ -36,6 +39,7 @@ type tenants struct {
 	burst       int
 	maxRuns     int // 0: no limit
 	maxSessions int // 0: no limit
+	maxConns    int // 0: no limit
 	idle        time.Duration
 	max         int
 
@@ -48,6 +52,7 @@ type tenant struct {
 	lim      *rate.Limiter // nil without a rate limit
 	runs     int
 	creating int
+	conns    int // connections doors hold (hold)
 	lastSeen time.Time
 }
 
@@ -71,6 +76,7 @@ func newTenants(cfg Config) *tenants {
 	}
 	ts.maxRuns = max(cfg.TenantMaxRuns, 0)
 	ts.maxSessions = max(cfg.TenantMaxSessions, 0)
+	ts.maxConns = max(cfg.TenantMaxConnections, 0)
 	ts.lastSweep = ts.now()
 	return ts
 }
@@ -102,7 +108,7 @@ func (ts *tenants) getLocked(name string, now time.Time) (*tenant, error) {
 func (ts *tenants) sweepLocked(now time.Time) {
 	ts.lastSweep = now
 	for name, t := range ts.m {
-		if t.runs == 0 && t.creating == 0 && now.Sub(t.lastSeen) >= ts.idle {
+		if t.runs == 0 && t.creating == 0 && t.conns == 0 && now.Sub(t.lastSeen) >= ts.idle {
 			delete(ts.m, name)
 		}
 	}
@@ -179,6 +185,29 @@ func (ts *tenants) startCreate(name string, live func() int, retryAfter time.Dur
 	}
 	t.creating++
 	return func() { ts.finish(t, &t.creating) }, nil
+}
+
+// connRetry is the Retry-After of a refused connection: a slot frees
+// only when one of the tenant's connections ends, which the server
+// cannot foresee, so clients are asked to wait a few seconds.
+const connRetry = 5 * time.Second
+
+// hold counts a long-lived connection for name; release ends it and may
+// be called more than once.
+func (ts *tenants) hold(name string) (release func(), err error) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t, err := ts.getLocked(name, ts.now())
+	if err != nil {
+		return nil, err
+	}
+	if ts.maxConns > 0 && t.conns >= ts.maxConns {
+		return nil, tooMany(ErrTooManyConnections, "too_many_connections", fmt.Sprintf("you hold %d connections "+
+			"(MCP sessions, kernel WebSockets), the most one tenant may; end one and retry", ts.maxConns), connRetry)
+	}
+	t.conns++
+	var once sync.Once
+	return func() { once.Do(func() { ts.finish(t, &t.conns) }) }, nil
 }
 
 func (ts *tenants) finish(t *tenant, counter *int) {

@@ -83,3 +83,25 @@ func TestTenantsTableFull(t *testing.T) {
 		t.Errorf("third tenant once the others idled: %v", err)
 	}
 }
+
+// A tenant holding a connection is kept however idle: sweeping it would
+// reset its count and let it past the limit.
+func TestTenantsKeepHolders(t *testing.T) {
+	c := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	ts := newTenants(Config{Now: c.Now, TenantMaxConnections: 1})
+	release, err := ts.hold("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Hour)
+	_, _ = ts.allow("bob") // sweeps
+	if _, err := ts.hold("alice"); !errors.Is(err, ErrTooManyConnections) {
+		t.Errorf("second hold after an idle hour: %v, want ErrTooManyConnections", err)
+	}
+	release()
+	c.Advance(time.Hour)
+	_, _ = ts.allow("bob")
+	if got := ts.len(); got != 1 {
+		t.Errorf("after alice released and idled: %d tenants, want 1", got)
+	}
+}
