@@ -71,6 +71,9 @@ type config struct {
 	TenantMaxSessions int
 	TenantRate        float64 // requests per second; 0: no limit
 	TenantBurst       int
+	// TenantMaxConnections caps the MCP sessions (and other long-lived
+	// connections) one tenant holds; negative: no limit.
+	TenantMaxConnections int
 
 	MCPAllowedHosts []string      // Host names accepted on loopback connections to /mcp
 	MCPSessionIdle  time.Duration // an idle MCP session ends after this
@@ -133,6 +136,8 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 		"serve beyond loopback without authentication (anyone who reaches the port can run code)")
 	fs.IntVar(&c.TenantMaxRuns, "tenant-max-runs", core.DefaultTenantMaxRuns, "concurrent one-shot runs per tenant")
 	fs.IntVar(&c.TenantMaxSessions, "tenant-max-sessions", core.DefaultTenantMaxSessions, "live sessions per tenant")
+	fs.IntVar(&c.TenantMaxConnections, "tenant-max-connections", core.DefaultTenantMaxConnections,
+		"long-lived connections (MCP sessions) per tenant; negative: no limit")
 	fs.Float64Var(&c.TenantRate, "tenant-rate", core.DefaultTenantRate, "requests per second per tenant (0: no limit)")
 	fs.IntVar(&c.TenantBurst, "tenant-burst", core.DefaultTenantBurst, "requests a tenant may send at once above its rate")
 
@@ -203,6 +208,9 @@ func (c *config) Validate() error {
 	}
 	if c.TenantMaxRuns < 1 || c.TenantMaxSessions < 1 {
 		errs = append(errs, errors.New("--tenant-max-runs and --tenant-max-sessions must be at least 1"))
+	}
+	if c.TenantMaxConnections == 0 {
+		errs = append(errs, errors.New("--tenant-max-connections must be at least 1, or negative for no limit"))
 	}
 	if c.TenantRate < 0 || c.TenantBurst < 1 {
 		errs = append(errs, errors.New("--tenant-rate must be at least 0 and --tenant-burst at least 1"))

@@ -205,6 +205,8 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		TenantMaxSessions: cfg.TenantMaxSessions,
 		TenantRate:        tenantRate(cfg.TenantRate),
 		TenantBurst:       cfg.TenantBurst,
+
+		TenantMaxConnections: cfg.TenantMaxConnections,
 	})
 	if err != nil {
 		return nil, errors.Join(err, k.Close(context.WithoutCancel(ctx)), p.Close(context.WithoutCancel(ctx)))
