@@ -14,7 +14,9 @@
 // acts for Caller.Tenant through pool and kernels, and records metrics
 // labelled with Caller.Door. A door turns the wire's numbers of
 // milliseconds or seconds into Durations with Scaled, so that none wraps
-// round past those checks.
+// round past those checks. A door that keeps a connection open for a
+// caller (an MCP session, a kernel WebSocket) holds it with
+// HoldConnection, against the tenant's cap, and releases it when it ends.
 //
 // Every error a Service method returns is an *Error: a Kind the door maps
 // to its protocol (REST: an HTTP status), a stable Code and a Message fit

@@ -15,6 +15,7 @@ type Core interface {
 	AuthenticateWith(addr netip.Addr, door string, token func() (string, error)) (core.Caller, error)
 	AuthEnabled() bool
 	AdmitQuota(c core.Caller) (core.Quota, error)
+	HoldConnection(c core.Caller) (release func(), err error)
 	Templates() []core.TemplateInfo
 
 	Run(ctx context.Context, c core.Caller, in core.RunInput, out runner.OutputFunc) (core.RunResult, error)

@@ -10,7 +10,9 @@
 // core (package core), which owns tenancy, scopes, limits, validation and
 // metrics. The door keeps no per-tenant counts; what it keeps is which
 // Paddock sessions each MCP session opened, so that they close when the
-// MCP session ends.
+// MCP session ends. Each MCP session holds one of its tenant's
+// connections in the core (HoldConnection) from its initialize until it
+// ends (holds.go): an initialize over the cap answers 429.
 //
 // mcpdoor may import core, runner (value types) and gin; it must not
 // import cmd, api, pool or kernels for work, a concrete runtime

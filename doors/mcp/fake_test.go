@@ -21,13 +21,19 @@ type fakeCore struct {
 	execute func(id string, in core.ExecuteInput, events func(runner.Event)) (kernels.Execution, error)
 	read    func(id, path string) ([]byte, error)
 
+	// maxConns caps each tenant's held connections, as the core's
+	// TenantMaxConnections; 0 is no limit.
+	maxConns int
+
 	mu      sync.Mutex
 	callers []core.Caller   // every caller a work call saw
 	created []string        // sessions created, in order
 	ttls    []time.Duration // their TTLs as the core got them
 	closed  map[string]bool // sessions closed
 	admits  int
-	closes  chan string // receives each closed session's id, when not nil
+	closes  chan string    // receives each closed session's id, when not nil
+	held    map[string]int // connections held, by tenant
+	freed   chan string    // receives the tenant of each released hold, when not nil (never blocks)
 }
 
 var _ Core = (*fakeCore)(nil)
@@ -59,6 +65,52 @@ func (f *fakeCore) AdmitQuota(core.Caller) (core.Quota, error) {
 	defer f.mu.Unlock()
 	f.admits++
 	return core.Quota{Limit: 20, Remaining: 20 - f.admits, Reset: 1500 * time.Millisecond}, nil
+}
+
+func (f *fakeCore) HoldConnection(c core.Caller) (func(), error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.held == nil {
+		f.held = map[string]int{}
+	}
+	if f.maxConns > 0 && f.held[c.Tenant] >= f.maxConns {
+		return nil, &core.Error{Kind: core.KindTooMany, Code: "too_many_connections",
+			Message: "you hold 2 connections", RetryAfter: 5 * time.Second}
+	}
+	f.held[c.Tenant]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			f.mu.Lock()
+			f.held[c.Tenant]--
+			f.mu.Unlock()
+			select {
+			case f.freed <- c.Tenant:
+			default:
+			}
+		})
+	}, nil
+}
+
+// holding is how many connections tenant holds.
+func (f *fakeCore) holding(tenant string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.held[tenant]
+}
+
+// awaitHolding waits until tenant holds want connections, checking after
+// each release, with a safety net far above the milliseconds it takes.
+func awaitHolding(t *testing.T, f *fakeCore, tenant string, want int) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for f.holding(tenant) != want {
+		select {
+		case <-f.freed:
+		case <-deadline:
+			t.Fatalf("%q holds %d connections after a minute, want %d", tenant, f.holding(tenant), want)
+		}
+	}
 }
 
 func (f *fakeCore) Templates() []core.TemplateInfo {

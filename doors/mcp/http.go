@@ -82,9 +82,10 @@ func Mount(c Core, o Options) (func(*gin.Engine), error) {
 	}
 	mcpGate := &gate{core: c, hosts: newHosts(o.AllowedHosts), fail: writeRPCError}
 	restGate := &gate{core: c, fail: writeError}
+	held := &holds{core: c, server: d.server, fail: writeRPCError}
 	mcpHandler := gin.WrapH(h)
 	return func(e *gin.Engine) {
-		e.POST(Path, mcpGate.checkHost, mcpGate.authenticate, mcpHandler)
+		e.POST(Path, mcpGate.checkHost, mcpGate.authenticate, held.hold, mcpHandler)
 		e.DELETE(Path, mcpGate.checkHost, mcpGate.authenticate, mcpHandler)
 		e.GET(Path, noStream)
 		e.GET("/v1/tools", restGate.authenticate, d.schemas)
