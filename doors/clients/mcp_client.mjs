@@ -4,7 +4,7 @@
 //
 //   node mcp_client.mjs http URL [TOKEN]       Streamable HTTP
 //   node mcp_client.mjs stdio PADDOCK_BIN URL [TOKEN]   `paddock mcp` over stdio
-//   node mcp_client.mjs noauth URL             connect without a token
+//   node mcp_client.mjs noauth URL [TOKEN]     connect only, reporting a refusal
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
