@@ -21,6 +21,12 @@ type ExecuteInput struct {
 	// Queue makes a call that finds the session busy wait its turn
 	// instead of failing with KindConflict ("busy").
 	Queue bool
+	// Input answers the cell's reads of standard input (Python's input()
+	// and getpass, Node's input() Promise); see runner.InputFunc. Nil
+	// means stdin is not allowed: the read raises (Python:
+	// StdinNotImplementedError, "raw_input was called, but this frontend
+	// does not support input requests.").
+	Input runner.InputFunc
 }
 
 // Execute runs one cell in the caller's session id. events, when
@@ -68,6 +74,7 @@ func (s *Service) executeOptions(in ExecuteInput) (kernels.ExecuteOptions, error
 		return out, err
 	}
 	out.Queue = in.Queue
+	out.Input = in.Input
 	return out, nil
 }
 

@@ -33,6 +33,9 @@ type ExecuteOptions struct {
 	// Queue makes a call that finds the session busy wait its turn
 	// (behind at most MaxQueue others) instead of failing with ErrBusy.
 	Queue bool
+	// Input answers the cell's reads of standard input; nil means the cell
+	// may not read any (see runner.ExecuteRequest.Input).
+	Input runner.InputFunc
 }
 
 // Execution is the result of one cell, with how long it waited for the
@@ -79,7 +82,7 @@ func (m *Manager) Execute(ctx context.Context, owner, id string, o ExecuteOption
 		return x, fmt.Errorf("executing in session %s: %w", s.id, err)
 	}
 
-	req := runner.ExecuteRequest{Code: o.Code, Timeout: timeout, Env: o.Env, MaxOutput: m.cfg.MaxOutput}
+	req := runner.ExecuteRequest{Code: o.Code, Timeout: timeout, Env: o.Env, MaxOutput: m.cfg.MaxOutput, Input: o.Input}
 	x.ExecuteResult, err = m.run(ctx, s, req, events)
 	if err != nil {
 		return x, err

@@ -59,7 +59,36 @@ type ExecuteRequest struct {
 	// MaxOutput caps the bytes of stream output (stdout+stderr) the cell
 	// may produce; past it the cell is interrupted (ReasonOutputLimit).
 	MaxOutput int64
+	// Input, when non-nil, answers the cell's reads of standard input
+	// (see InputFunc). Nil means the cell may not read input: the read
+	// raises at once, as Jupyter's kernels do for a front end that does
+	// not allow stdin (Python: StdinNotImplementedError, "raw_input was
+	// called, but this frontend does not support input requests.").
+	Input InputFunc
 }
+
+// InputFunc answers one read of standard input by a running cell: Python's
+// input() and getpass.getpass(), Node's input() (a global that returns a
+// Promise). It is called on a goroutine of its own while the cell waits,
+// one read at a time. ctx ends when the cell ends (interrupted, timed out,
+// lost, or done), and the answer is then dropped. The returned text is
+// what the read returns, without a trailing newline; an error makes the
+// read raise EOFError (Python) or reject (Node) with its text. A reply
+// over MaxInputBytes is refused the same way. Waiting for input does not
+// stop the cell's clock: its timeout and Interrupt still end it.
+type InputFunc func(ctx context.Context, req InputRequest) (string, error)
+
+// InputRequest is a cell's request for a line of input.
+type InputRequest struct {
+	// Prompt is the text the cell shows before the input (input()'s
+	// argument).
+	Prompt string
+	// Password says the input should not be echoed (getpass).
+	Password bool
+}
+
+// MaxInputBytes bounds one reply to an input request.
+const MaxInputBytes = 1 << 20
 
 // EventType names a kernel output event; the values follow Jupyter's
 // message types so that each door is a thin translation.
@@ -70,6 +99,12 @@ const (
 	EventDisplayData   EventType = "display_data"   // Data, Metadata
 	EventExecuteResult EventType = "execute_result" // Data, Metadata, ExecutionCount
 	EventError         EventType = "error"          // Error
+	// EventUpdateDisplayData replaces the output shown earlier with the
+	// same display ID (Transient["display_id"]) by Data and Metadata.
+	EventUpdateDisplayData EventType = "update_display_data" // Data, Metadata, Transient
+	// EventClearOutput clears the cell's output shown so far; with Wait,
+	// only once the next output arrives.
+	EventClearOutput EventType = "clear_output" // Wait
 )
 
 // Event is one output of a running cell.
@@ -84,6 +119,13 @@ type Event struct {
 	Metadata       map[string]any `json:"metadata,omitempty"`
 	ExecutionCount int            `json:"execution_count,omitempty"`
 	Error          *ExecError     `json:"error,omitempty"`
+	// Transient is Jupyter's transient dict of a display_data or an
+	// update_display_data: {"display_id": "…"} for an output that may be
+	// updated later (always set on update_display_data). It is not part of
+	// the output to keep.
+	Transient map[string]any `json:"transient,omitempty"`
+	// Wait is clear_output's flag: clear when the next output arrives.
+	Wait bool `json:"wait,omitempty"`
 }
 
 // ExecError is an exception raised by a cell.

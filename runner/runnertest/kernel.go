@@ -30,6 +30,11 @@ type Kernel struct {
 	ReadFileFunc  func(ctx context.Context, path string, maxBytes int64) ([]byte, error)
 	ListFilesFunc func(ctx context.Context, dir string) ([]runner.FileInfo, error)
 	CommandFunc   CommandFunc
+	// CompleteFunc, InspectFunc and IsCompleteFunc replace the default
+	// answers of runner.Introspector (see introspect.go).
+	CompleteFunc   func(ctx context.Context, code string, cursorPos int) (runner.Completion, error)
+	InspectFunc    func(ctx context.Context, code string, cursorPos, detailLevel int) (runner.Inspection, error)
+	IsCompleteFunc func(ctx context.Context, code string) (runner.Completeness, error)
 
 	// Options are the options the kernel was opened with.
 	Options runner.KernelOptions

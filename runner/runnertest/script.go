@@ -2,6 +2,7 @@ package runnertest
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,11 @@ import (
 //	oom               the kernel is lost; the result says ReasonOOM
 //	NAME = VALUE      set a variable (state survives until Restart)
 //	env NAME          an expression: NAME from the cell's, else the kernel's env
+//	input PROMPT      an expression: the answer of req.Input (nil: the cell
+//	                  fails with StdinNotImplementedError; an error: EOFError)
+//	password PROMPT   the same, as a password
+//	update ID TEXT    update_display_data {"text/plain": TEXT} of display ID
+//	clear             clear_output (clear wait: with Wait)
 //	anything else     an expression: a variable's value, or the text itself
 //
 // When the last line is an expression its value is the execute_result
@@ -83,6 +89,22 @@ func (k *Kernel) script(ctx context.Context, n int, req runner.ExecuteRequest, e
 			return runner.ExecuteResult{Status: runner.StatusAborted, Reason: runner.ReasonOOM}, nil
 		case "env":
 			value, isExpr = k.env(req, arg), true
+		case "input", "password":
+			v, e := readInput(ctx, req, runner.InputRequest{Prompt: arg, Password: verb == "password"})
+			if e != nil {
+				if ctx.Err() != nil {
+					return CellEnd(ctx)
+				}
+				emit(runner.Event{Type: runner.EventError, Error: e})
+				return runner.ExecuteResult{Status: runner.StatusError, Reason: runner.ReasonError, Error: e}, nil
+			}
+			value, isExpr = v, true
+		case "update":
+			id, text, _ := strings.Cut(arg, " ")
+			emit(runner.Event{Type: runner.EventUpdateDisplayData, Data: map[string]any{"text/plain": text},
+				Metadata: map[string]any{}, Transient: map[string]any{"display_id": id}})
+		case "clear":
+			emit(runner.Event{Type: runner.EventClearOutput, Wait: arg == "wait"})
 		default:
 			if name, val, ok := strings.Cut(line, "="); ok && isName(strings.TrimSpace(name)) {
 				k.mu.Lock()
@@ -106,6 +128,22 @@ func (k *Kernel) script(ctx context.Context, n int, req runner.ExecuteRequest, e
 		}
 	}
 	return ok, nil
+}
+
+// readInput asks req.Input for a line, as a kernel's input() does.
+func readInput(ctx context.Context, req runner.ExecuteRequest, in runner.InputRequest) (string, *runner.ExecError) {
+	if req.Input == nil {
+		msg := "raw_input was called, but this frontend does not support input requests."
+		return "", &runner.ExecError{Name: "StdinNotImplementedError", Value: msg, Traceback: []string{"StdinNotImplementedError: " + msg}}
+	}
+	v, err := req.Input(ctx, in)
+	if err == nil && len(v) > runner.MaxInputBytes {
+		err = fmt.Errorf("an input of %d bytes is over the limit of %d", len(v), runner.MaxInputBytes)
+	}
+	if err != nil {
+		return "", &runner.ExecError{Name: "EOFError", Value: err.Error(), Traceback: []string{"EOFError: " + err.Error()}}
+	}
+	return v, nil
 }
 
 func (k *Kernel) env(req runner.ExecuteRequest, name string) string {
