@@ -50,9 +50,13 @@ func (k *conn) execute(in inbound) (stop bool) {
 			k.hub.iopub(typ, in.RawHeader, content)
 		}
 	}
+	in2 := core.ExecuteInput{Code: req.Code, Queue: true}
+	if req.AllowStdin == nil || *req.AllowStdin {
+		in2.Input = k.input(in)
+	}
 	// The cell runs on even if this client goes away, as a kernel's does,
 	// up to its time limit.
-	x, err := d.svc.Execute(context.Background(), k.caller, k.id, core.ExecuteInput{Code: req.Code, Queue: true}, events)
+	x, err := d.svc.Execute(context.Background(), k.caller, k.id, in2, events)
 	if err != nil {
 		return k.executeFailed(in, err, stopOnError)
 	}
@@ -69,6 +73,9 @@ func (k *conn) execute(in inbound) (stop bool) {
 		reply["status"], reply["ename"], reply["evalue"], reply["traceback"] = "error", ename, evalue, []string{ename + ": " + evalue}
 	}
 	k.reply(in, "execute_reply", reply)
+	if x.Reason == runner.ReasonKernelLost || x.Reason == runner.ReasonOOM {
+		k.hub.status("dead", in.RawHeader)
+	}
 	return reply["status"] != "ok" && stopOnError
 }
 
@@ -100,6 +107,8 @@ func abortedAs(language string, r runner.Reason) (ename, evalue string) {
 		return "OutputLimitExceeded", "the cell printed more than the server's output limit and was interrupted"
 	case runner.ReasonOOM:
 		return "MemoryError", "the kernel ran out of memory and died"
+	case runner.ReasonKernelLost:
+		return "DeadKernelError", "the kernel died; its state is gone (start a new one)"
 	}
 	return "Aborted", "the cell ended early (" + string(r) + ")"
 }
@@ -117,7 +126,11 @@ func eventMessage(ev runner.Event, count int) (string, map[string]any) {
 	case runner.EventStream:
 		return "stream", map[string]any{"name": string(ev.Stream), "text": ev.Text}
 	case runner.EventDisplayData:
-		return "display_data", map[string]any{"data": obj(ev.Data), "metadata": obj(ev.Metadata), "transient": map[string]any{}}
+		return "display_data", map[string]any{"data": obj(ev.Data), "metadata": obj(ev.Metadata), "transient": obj(ev.Transient)}
+	case runner.EventUpdateDisplayData:
+		return "update_display_data", map[string]any{"data": obj(ev.Data), "metadata": obj(ev.Metadata), "transient": obj(ev.Transient)}
+	case runner.EventClearOutput:
+		return "clear_output", map[string]any{"wait": ev.Wait}
 	case runner.EventExecuteResult:
 		n := ev.ExecutionCount
 		if n == 0 {

@@ -17,6 +17,7 @@ type hub struct {
 	mu      sync.Mutex
 	conns   map[*conn]struct{}
 	session string // the kernel's session id (header.session of its messages); new on restart
+	dead    bool   // the kernel was reported dead
 }
 
 // hubs holds the hubs, by tenant and kernel id.
@@ -110,6 +111,7 @@ func (h *hub) kernelSession() string {
 func (h *hub) renew() {
 	h.mu.Lock()
 	h.session = newID()
+	h.dead = false
 	h.mu.Unlock()
 }
 
@@ -123,6 +125,13 @@ func (h *hub) iopub(typ string, parent json.RawMessage, content any) {
 
 // status broadcasts the kernel's execution state.
 func (h *hub) status(state string, parent json.RawMessage) {
+	h.mu.Lock()
+	if state == "dead" {
+		h.dead = true
+	} else if h.dead {
+		state = "dead" // a dead kernel never looks idle again
+	}
+	h.mu.Unlock()
 	h.iopub("status", parent, map[string]any{"execution_state": state})
 }
 

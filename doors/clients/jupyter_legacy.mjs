@@ -1,0 +1,76 @@
+// Speaks the legacy JSON text framing of the kernel WebSocket (no
+// subprotocol) with ws, then kills the interpreter to see the kernel
+// reported dead. Prints one JSON report.
+// Usage: node jupyter_legacy.mjs BASE_URL TOKEN
+import WebSocket from 'ws';
+import { randomUUID } from 'node:crypto';
+
+const [baseUrl, token] = process.argv.slice(2);
+const auth = { Authorization: `token ${token}` };
+const started = await fetch(`${baseUrl}/api/kernels`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'python3' }) });
+const model = await started.json();
+const report = { startStatus: started.status, location: started.headers.get('location'), model };
+
+const session = randomUUID();
+// The Jupyter Server gateway client sends the token as a header on the WebSocket.
+const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/api/kernels/${model.id}/channels?session_id=${session}`, { headers: auth });
+const inbox = [];
+let waiters = [];
+ws.on('message', (data, isBinary) => {
+  const msg = JSON.parse(data.toString());
+  msg.binary = isBinary;
+  inbox.push(msg);
+  waiters = waiters.filter((w) => !w(msg));
+});
+await new Promise((resolve, reject) => { ws.on('open', resolve); ws.on('error', reject); });
+report.protocol = ws.protocol;
+
+function send(channel, msgType, content) {
+  const header = { msg_id: randomUUID(), msg_type: msgType, username: 'legacy', session, date: new Date().toISOString(), version: '5.3' };
+  ws.send(JSON.stringify({ channel, header, parent_header: {}, metadata: {}, content, buffers: [] }));
+  return header.msg_id;
+}
+// until resolves with the messages answering id once pred has seen one.
+function until(id, pred) {
+  return new Promise((resolve) => {
+    const check = (m) => {
+      if (m.parent_header.msg_id === id && pred(m)) {
+        resolve(inbox.filter((x) => x.parent_header.msg_id === id));
+        return true;
+      }
+      return false;
+    };
+    if (!inbox.some(check)) waiters.push(check);
+  });
+}
+const idle = (m) => m.channel === 'iopub' && m.header.msg_type === 'status' && m.content.execution_state === 'idle';
+const brief = (msgs) => msgs.map((m) => `${m.channel}:${m.header.msg_type}${m.header.msg_type === 'status' ? ':' + m.content.execution_state : ''}`);
+
+const info = send('shell', 'kernel_info_request', {});
+const infoMsgs = await until(info, idle);
+report.info = brief(infoMsgs);
+report.textFrames = infoMsgs.every((m) => !m.binary);
+report.infoReply = infoMsgs.find((m) => m.header.msg_type === 'kernel_info_reply').content.protocol_version;
+
+const ex = send('shell', 'execute_request', { code: '6 * 7', silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: true });
+const exMsgs = await until(ex, idle);
+report.execute = brief(exMsgs);
+report.result = exMsgs.find((m) => m.header.msg_type === 'execute_result').content.data['text/plain'];
+report.headerOK = exMsgs.every((m) => ['msg_id', 'msg_type', 'username', 'session', 'date', 'version'].every((k) => typeof m.header[k] === 'string') && m.header.version === '5.3');
+
+// A lost kernel: the interpreter dies, the kernel reports dead.
+const die = send('shell', 'execute_request', { code: 'import os\nos._exit(3)', silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: true });
+const dieMsgs = await until(die, (m) => m.channel === 'shell');
+await new Promise((resolve) => {
+  const dead = (m) => m.header.msg_type === 'status' && m.content.execution_state === 'dead';
+  if (inbox.some(dead)) return resolve();
+  waiters.push((m) => { if (dead(m)) { resolve(); return true; } return false; });
+});
+report.died = dieMsgs.find((m) => m.channel === 'shell').content;
+const after = await fetch(`${baseUrl}/api/kernels/${model.id}`, { headers: auth });
+report.afterState = (await after.json()).execution_state;
+const del = await fetch(`${baseUrl}/api/kernels/${model.id}`, { method: 'DELETE', headers: auth });
+report.deleteStatus = del.status;
+ws.close();
+process.stdout.write(JSON.stringify(report) + '\n');
+process.exit(0);
