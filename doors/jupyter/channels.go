@@ -40,7 +40,7 @@ type conn struct {
 
 // channels serves GET /api/kernels/{id}/channels.
 func (d *door) channels(c *gin.Context) {
-	cl, id := callerOf(c), c.Param("id")
+	cl, id := callerOf(c), sessionID(c.Param("id"))
 	s, err := d.svc.Session(cl, id)
 	if err != nil {
 		fail(c, err)

@@ -37,7 +37,7 @@ func executionState(state string) string {
 
 func (d *door) model(s core.Session) kernelModel {
 	return kernelModel{
-		ID:             s.ID,
+		ID:             kernelID(s.ID),
 		Name:           kernelName(s.Language),
 		LastActivity:   jupyterTime(s.LastUsed),
 		ExecutionState: executionState(s.State),
@@ -86,7 +86,7 @@ func (d *door) startKernel(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.Header("Location", "/api/kernels/"+s.ID)
+	c.Header("Location", "/api/kernels/"+kernelID(s.ID))
 	c.JSON(http.StatusCreated, d.model(s))
 }
 
@@ -100,7 +100,7 @@ func (d *door) startSession(c *gin.Context, name string) (core.Session, error) {
 }
 
 func (d *door) getKernel(c *gin.Context) {
-	s, err := d.svc.Session(callerOf(c), c.Param("id"))
+	s, err := d.svc.Session(callerOf(c), sessionID(c.Param("id")))
 	if err != nil {
 		fail(c, err)
 		return
@@ -109,7 +109,7 @@ func (d *door) getKernel(c *gin.Context) {
 }
 
 func (d *door) deleteKernel(c *gin.Context) {
-	id := c.Param("id")
+	id := sessionID(c.Param("id"))
 	if err := d.svc.CloseSession(c.Request.Context(), callerOf(c), id); err != nil {
 		fail(c, err)
 		return
@@ -120,8 +120,9 @@ func (d *door) deleteKernel(c *gin.Context) {
 }
 
 func (d *door) interruptKernel(c *gin.Context) {
-	if err := d.svc.Interrupt(c.Request.Context(), callerOf(c), c.Param("id")); err != nil {
-		d.lostIf(callerOf(c), c.Param("id"), err)
+	id := sessionID(c.Param("id"))
+	if err := d.svc.Interrupt(c.Request.Context(), callerOf(c), id); err != nil {
+		d.lostIf(callerOf(c), id, err)
 		fail(c, err)
 		return
 	}
@@ -129,7 +130,7 @@ func (d *door) interruptKernel(c *gin.Context) {
 }
 
 func (d *door) restartKernel(c *gin.Context) {
-	id := c.Param("id")
+	id := sessionID(c.Param("id"))
 	s, err := d.restart(c.Request.Context(), callerOf(c), id, nil, false)
 	if err != nil {
 		fail(c, err)

@@ -139,7 +139,7 @@ func (d *door) createSession(c *gin.Context) {
 			return
 		}
 	}
-	s := jsession{ID: newID(), Tenant: callerOf(c).Tenant, Path: *req.Path, Type: "notebook"}
+	s := jsession{ID: kernelID(newID()), Tenant: callerOf(c).Tenant, Path: *req.Path, Type: "notebook"}
 	if req.Name != nil {
 		s.Name = *req.Name
 	}
@@ -168,7 +168,7 @@ func (d *door) createSession(c *gin.Context) {
 // kernel by id, or a new one by name.
 func (d *door) kernelFor(c *gin.Context, req sessionRequest) (string, error) {
 	if req.Kernel != nil && req.Kernel.ID != "" {
-		k, err := d.svc.Session(callerOf(c), req.Kernel.ID)
+		k, err := d.svc.Session(callerOf(c), sessionID(req.Kernel.ID))
 		return k.ID, err
 	}
 	name := ""
@@ -208,8 +208,8 @@ func (d *door) patchSession(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	kernel := cur.Kernel.ID
-	if req.Kernel != nil && (req.Kernel.ID != "" && req.Kernel.ID != kernel || req.Kernel.ID == "" && req.Kernel.Name != "") {
+	kernel := sessionID(cur.Kernel.ID)
+	if req.Kernel != nil && (req.Kernel.ID != "" && sessionID(req.Kernel.ID) != kernel || req.Kernel.ID == "" && req.Kernel.Name != "") {
 		var err error
 		if kernel, err = d.kernelFor(c, req); err != nil {
 			fail(c, err)
@@ -237,9 +237,9 @@ func (d *door) patchSession(c *gin.Context) {
 		fail(c, errNoSession)
 		return
 	}
-	if kernel != cur.Kernel.ID && !d.sessions.uses(cur.Kernel.ID) {
-		_ = d.svc.CloseSession(c.Request.Context(), callerOf(c), cur.Kernel.ID)
-		d.hubs.ended(callerOf(c).Tenant, cur.Kernel.ID)
+	if old := sessionID(cur.Kernel.ID); kernel != old && !d.sessions.uses(old) {
+		_ = d.svc.CloseSession(c.Request.Context(), callerOf(c), old)
+		d.hubs.ended(callerOf(c).Tenant, old)
 	}
 	m, ok := d.sessionModelOf(callerOf(c), cp)
 	if !ok {
@@ -259,12 +259,13 @@ func (d *door) deleteSession(c *gin.Context) {
 	d.sessions.mu.Lock()
 	delete(d.sessions.m, cur.ID)
 	d.sessions.mu.Unlock()
-	if err := d.svc.CloseSession(c.Request.Context(), callerOf(c), cur.Kernel.ID); err != nil {
+	kernel := sessionID(cur.Kernel.ID)
+	if err := d.svc.CloseSession(c.Request.Context(), callerOf(c), kernel); err != nil {
 		fail(c, err)
 		return
 	}
-	d.hubs.ended(callerOf(c).Tenant, cur.Kernel.ID)
-	d.sessions.dropKernel(cur.Kernel.ID)
+	d.hubs.ended(callerOf(c).Tenant, kernel)
+	d.sessions.dropKernel(kernel)
 	c.Status(http.StatusNoContent)
 }
 
