@@ -21,8 +21,12 @@ var (
 	pythonKernel string
 	//go:embed kernel_display.py
 	pythonDisplay string
+	//go:embed kernel_introspect.py
+	pythonIntrospect string
 	//go:embed kernel.js
 	nodeKernel string
+	//go:embed kernel_introspect.js
+	nodeIntrospect string
 )
 
 // driverArgv is the interpreter's command line: the driver as inline code,
@@ -51,8 +55,18 @@ func kernelSource(language string) string {
 	return pythonKernelSource
 }
 
+// kernelIntrospect is the code a Node kernel evaluates to answer
+// questions about code (complete, inspect, is_complete); Python's is part
+// of its kernel source.
+func kernelIntrospect(language string) string {
+	if language == LanguageNode {
+		return nodeIntrospect
+	}
+	return ""
+}
+
 // pythonKernelSource is the Python kernel in one piece.
-var pythonKernelSource = pythonKernel + "\n" + pythonDisplay
+var pythonKernelSource = pythonKernel + "\n" + pythonDisplay + "\n" + pythonIntrospect
 
 // interpreterEnv is the whole environment of user processes: no variable
 // of the agent's or the host's leaks in.

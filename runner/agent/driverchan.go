@@ -18,9 +18,13 @@ import (
 //
 //	agent → driver  {"op":"reseed"}                                Python, before the first request: reseed now
 //	                {"op":"run","code":…,"args":[…],"env":{…},"fresh":B}   one-shot; fd 3 is closed after it
-//	                {"op":"kernel","env":{…},"source":…,"fresh":B}         become a kernel (source: kernel.py / kernel.js)
-//	                {"op":"execute","seq":S,"key":K,"count":N,"code":…,"env":{…}}
+//	                {"op":"kernel","env":{…},"source":…,"introspect":…,"fresh":B}  become a kernel (source: kernel.py / kernel.js;
+//	                                                               introspect: Node's kernel_introspect.js)
+//	                {"op":"execute","seq":S,"key":K,"count":N,"code":…,"env":{…},"stdin":B}
 //	                {"op":"interrupt","seq":S}                      Node only: stop cell S (with SIGINT)
+//	                {"op":"complete"|"inspect"|"is_complete","rid":R,"key":Q,"code":…,"cursor_pos":N,"detail_level":D}
+//	                                                               a question about code (see kernel_ask.go)
+//	                {"op":"input_reply","seq":S,"key":K,"value":…,"error":…}   the answer to cell S's input
 //	                one byte, unframed                             one-shot: a hint was read (see interpreter.hints)
 //	driver → agent  {"op":"reseeded"}                              the reseed is done
 //	                {"op":"limit","limit":"processes"|"disk"}      one-shot: a hint that the program is dying of
@@ -28,6 +32,8 @@ import (
 //	                {"op":"ready"}                                 kernel mode is on
 //	                {"op":"event","seq":S,"key":K,"type":…,…}      an output of cell S (wire.Event fields)
 //	                {"op":"done","seq":S,"key":K,"status":"ok"|"error"|"interrupted","error":{…}}
+//	                {"op":"input","seq":S,"key":K,"prompt":…,"password":B}   cell S reads a line of input
+//	                {"op":"answer","rid":R,"key":Q,"answer":{…}}    the answer to question R (wire.Answer)
 //
 // A one-shot's fd 3 stays open after the request, for the acknowledgements.
 //
@@ -58,6 +64,9 @@ const (
 	opReady     = "ready"
 	opEvent     = "event"
 	opDone      = "done"
+	opInput     = "input"
+	opInputRep  = "input_reply"
+	opAnswer    = "answer"
 )
 
 // driverRequest is one frame the agent sends on fd 3.
@@ -70,7 +79,17 @@ type driverRequest struct {
 	Key    string            `json:"key,omitempty"`
 	Count  int               `json:"count,omitempty"`
 	Source string            `json:"source,omitempty"`
-	Fresh  bool              `json:"fresh,omitempty"`
+	// Introspect is the Node kernel's answering code (kernel_introspect.js).
+	Introspect string `json:"introspect,omitempty"`
+	Fresh      bool   `json:"fresh,omitempty"`
+	Stdin      bool   `json:"stdin,omitempty"`
+	// A question about code (complete, inspect, is_complete).
+	RID         uint64 `json:"rid,omitempty"`
+	CursorPos   int    `json:"cursor_pos,omitempty"`
+	DetailLevel int    `json:"detail_level,omitempty"`
+	// An input reply.
+	Value string `json:"value,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // driverReport is one frame the driver sends on fd 4. An event carries the
@@ -81,6 +100,12 @@ type driverReport struct {
 	Key    string `json:"key"`    // event, done: the cell's key
 	Limit  string `json:"limit"`  // limit: the limit hinted at
 	Status string `json:"status"` // done
+	// input: the prompt and whether it is a password.
+	Prompt   string `json:"prompt"`
+	Password bool   `json:"password"`
+	// answer: the question's number and the interpreter's answer.
+	RID    uint64       `json:"rid"`
+	Answer *wire.Answer `json:"answer"`
 	wire.Event
 }
 

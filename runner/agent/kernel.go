@@ -33,6 +33,8 @@ type kernel struct {
 	seq   uint64              // the last cell's number on the driver channel
 	lost  bool                // Lost was sent; no cell runs until a restart
 	cmds  map[uint64]*command // the running commands, by request ID
+	asks  map[uint64]*ask     // the questions the interpreter has not answered, by number
+	rid   uint64              // the last question's number
 }
 
 // openKernel turns the pre-started interpreter into a kernel and replies
@@ -49,7 +51,7 @@ func (s *session) openKernel(ctx context.Context, payload []byte) error {
 	if err := checkEnv(req.Env); err != nil {
 		return s.ack(wire.Ack{ID: req.ID, Error: err.Error(), BadRequest: true})
 	}
-	k := &kernel{s: s, env: req.Env, log: s.agent.log, cmds: map[uint64]*command{}}
+	k := &kernel{s: s, env: req.Env, log: s.agent.log, cmds: map[uint64]*command{}, asks: map[uint64]*ask{}}
 	s.kernel = k
 	if s.interp.hasExited() {
 		err := fmt.Errorf("%w: the interpreter ended before the kernel opened (%s)", ErrKernelLost, describeStatus(s.interp.status))
@@ -115,6 +117,10 @@ func (k *kernel) handle(ctx context.Context, f wire.Frame) error {
 		return k.command(f)
 	case wire.TypeCommandKill:
 		return k.killCommand(f)
+	case wire.TypeIntrospect:
+		return k.ask(f)
+	case wire.TypeInputReply:
+		return k.inputReply(f)
 	case wire.TypeKernel:
 		var req wire.KernelOpen
 		if ok, err := k.decode(f, &req); !ok {
@@ -169,6 +175,7 @@ func (k *kernel) restart(ctx context.Context, f wire.Frame) error {
 		k.endLocked(c)
 	}
 	k.proc = nil
+	asks := k.takeAsksLocked()
 	k.mu.Unlock()
 	var err error
 	if c != nil {
@@ -176,6 +183,9 @@ func (k *kernel) restart(ctx context.Context, f wire.Frame) error {
 	}
 	k.fwd.Unlock()
 	if err != nil {
+		return err
+	}
+	if err := k.failAsks(asks, "the interpreter restarted before it answered"); err != nil {
 		return err
 	}
 	k.endCommands()

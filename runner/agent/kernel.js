@@ -10,6 +10,12 @@
 // written to process.stdout and process.stderr (console.log…) becomes
 // ordered stream events; child processes keep the real fds 1 and 2, which
 // the agent forwards raw. SIGINT interrupts the running cell only.
+//
+// A cell reads a line of input with the global input(prompt[, {password}]),
+// which returns a Promise of the line (await it): the request goes up to
+// the front end. Questions about code (complete, inspect, is_complete) are
+// answered from the live global scope between the running cell's awaits,
+// or after a synchronous cell.
 (function paddockKernel(req, require) {
   'use strict';
   const fs = require('fs');
@@ -59,7 +65,7 @@
   // Every frame is of the current cell and carries its key: the agent
   // drops what lacks it, as frames the cell's code wrote itself.
   function frameOf(msg) {
-    msg.key = key;
+    if (msg.key === undefined) msg.key = key;
     let body;
     try {
       body = Buffer.from(JSON.stringify(msg), 'utf8');
@@ -176,6 +182,7 @@
       return;
     }
     if (msg.env) Object.assign(process.env, msg.env);
+    stdinAllowed = msg.stdin === true;
     let status = 'ok';
     let error = null;
     let last = null; // the result or the error, sent with the end
@@ -205,6 +212,9 @@
       }
     }
     running = null;
+    stdinAllowed = false;
+    inputWait = null; // a read the cell did not wait for is never answered
+    inputQueue.length = 0;
     const done = { op: 'done', seq: msg.seq, status, error };
     if (last !== null) send(last, done);
     else send(done);
@@ -241,9 +251,62 @@
       const msg = JSON.parse(pending.toString('utf8', 4, 4 + n));
       pending = pending.subarray(4 + n);
       if (msg.op === 'interrupt') interruptCell(msg.seq);
+      else if (msg.op === 'input_reply') onInputReply(msg);
+      else if (msg.op === 'complete' || msg.op === 'inspect' || msg.op === 'is_complete') answer(msg);
       else queue.push(msg);
     }
     drain();
+  }
+
+  // Input: one request at a time goes up; the others wait their turn.
+  const STDIN_REFUSED = 'raw_input was called, but this frontend does not support input requests.';
+  let stdinAllowed = false;
+  let inputWait = null; // the read whose request is up: { seq, resolve, reject }
+  const inputQueue = [];
+  function inputError(name, message) {
+    const e = new Error(message);
+    e.name = name;
+    return e;
+  }
+  function input(prompt = '', options = undefined) {
+    return new Promise((resolve, reject) => {
+      if (running === null) {
+        reject(inputError('EOFError', 'input() outside a running cell'));
+      } else if (!stdinAllowed) {
+        reject(inputError('StdinNotImplementedError', STDIN_REFUSED));
+      } else {
+        const password = options !== null && typeof options === 'object' && options.password === true;
+        inputQueue.push({ seq, prompt: String(prompt), password, resolve, reject });
+        nextInput();
+      }
+    });
+  }
+  function nextInput() {
+    if (inputWait !== null || inputQueue.length === 0) return;
+    inputWait = inputQueue.shift();
+    send({ op: 'input', seq: inputWait.seq, prompt: inputWait.prompt, password: inputWait.password });
+  }
+  function onInputReply(msg) {
+    const w = inputWait;
+    if (w === null || w.seq !== msg.seq) return;
+    inputWait = null;
+    if (msg.error === STDIN_REFUSED) w.reject(inputError('StdinNotImplementedError', msg.error));
+    else if (msg.error) w.reject(inputError('EOFError', String(msg.error)));
+    else w.resolve(String(msg.value === undefined ? '' : msg.value));
+    nextInput();
+  }
+  globalThis.input = input;
+
+  const introspect = require('vm').runInThisContext(req.introspect, { filename: KERNEL_FILE })(require);
+  function answer(msg) {
+    let ans = null;
+    try {
+      ans = introspect(msg);
+      JSON.stringify(ans);
+    } catch (e) {
+      ans = null;
+    }
+    send({ op: 'answer', rid: msg.rid, key: String(msg.key || ''), answer: ans });
   }
 
   Object.assign(process.env, req.env || {});

@@ -4,6 +4,12 @@
 # Cells arrive as frames on fd 3; outputs, as Jupyter-shaped events, and the
 # end of each cell leave as frames on fd 4 (see driverchan.go).
 #
+# A reader thread takes every frame of fd 3: cells go to the main thread,
+# which runs them one at a time; questions about code (complete, inspect,
+# is_complete: kernel_introspect.py) to a thread that answers them from the
+# live namespace, even while a cell runs; input replies to the cell waiting
+# in input() or getpass().
+#
 # The user's namespace is a fresh __main__ module that lives as long as the
 # kernel. print() and everything else written to sys.stdout and sys.stderr
 # become ordered stream events; child processes keep the real fds 1 and 2,
@@ -40,6 +46,7 @@ class State:
     shield = 0       # the main thread is writing a frame: defer the interrupt
     pending = False  # an interrupt arrived under the shield
     child = False    # this process is a fork of the kernel
+    stdin = False    # the running cell may read input
 
 
 st = State()
@@ -82,7 +89,7 @@ def frame(msg):
     # Every frame is of the current cell (a cell's output is flushed before
     # its end, the next cell starts after it) and carries its key: the
     # agent drops what lacks it, as frames the cell's code wrote itself.
-    msg['key'] = st.key
+    msg.setdefault('key', st.key)
     try:
         body = json.dumps(msg, allow_nan=False)
     except (TypeError, ValueError) as e:
@@ -420,6 +427,7 @@ def run_cell(msg):
     if msg.get('env'):
         os.environ.update(msg['env'])
     status, error = 'ok', None
+    st.stdin = bool(msg.get('stdin'))
     st.pending = False
     st.running = True
     try:
@@ -471,6 +479,101 @@ def receive():
     return None if body is None else json.loads(body)
 
 
+class Mailbox:
+    # Messages from the reader thread to one consumer thread. A wait in the
+    # main thread ends with an interrupt; the messages stay consistent.
+    def __init__(self):
+        self.lock = _thread.allocate_lock()
+        self.items = []
+        self.ready = _thread.allocate_lock()  # held while it may be empty
+        self.ready.acquire()
+
+    def put(self, msg):
+        with self.lock:
+            self.items.append(msg)
+            if self.ready.locked():
+                self.ready.release()
+
+    def get(self):
+        while True:
+            with self.lock:
+                if self.items:
+                    return self.items.pop(0)
+            self.ready.acquire()
+
+
+cell_box = Mailbox()  # execute requests, for the main thread
+input_box = Mailbox()  # input replies, for the cell in input()
+ask_box = Mailbox()  # questions about code, for the answering thread
+input_lock = _thread.allocate_lock()
+STDIN_REFUSED = 'raw_input was called, but this frontend does not support input requests.'
+
+
+class StdinNotImplementedError(NotImplementedError, EOFError):
+    """A cell read input, which the front end does not allow.
+
+    As IPython's, it is a NotImplementedError; it is an EOFError too, as a
+    read of an empty stdin would raise."""
+
+
+def read_input(prompt='', password=False):
+    # A line of input from the front end, as a Jupyter kernel's input()
+    # gets it: the request goes up, the cell waits for the reply. The
+    # cell's interrupt (and so its timeout) ends the wait.
+    if st.child or not st.running:
+        raise EOFError('EOF when reading a line')
+    if not st.stdin:
+        raise StdinNotImplementedError(STDIN_REFUSED)
+    prompt = str(prompt)
+    with input_lock:
+        seq = st.seq
+        output.emit({'op': 'input', 'seq': seq, 'prompt': prompt, 'password': bool(password)})
+        while True:
+            reply = input_box.get()
+            if reply.get('seq') == seq:
+                break
+    err = reply.get('error')
+    if err == STDIN_REFUSED:
+        raise StdinNotImplementedError(err)
+    if err:
+        raise EOFError(err)
+    return str(reply.get('value', ''))
+
+
+def kernel_input(prompt=''):
+    """Read a line of input from the front end (Jupyter's input_request)."""
+    return read_input(prompt, False)
+
+
+def kernel_getpass(prompt='Password: ', stream=None):
+    """Read a password from the front end, without echo."""
+    return read_input(prompt, True)
+
+
+def on_getpass(mod):
+    mod.getpass = kernel_getpass
+
+
+def reader():
+    # Every frame of fd 3, to the thread it is for.
+    while True:
+        msg = receive()
+        if msg is None:
+            os._exit(0)  # the agent closed the channel
+        op = msg.get('op')
+        if op == 'execute':
+            cell_box.put(msg)
+        elif op == 'input_reply':
+            input_box.put(msg)
+        elif op in ASK_OPS:
+            ask_box.put(msg)
+
+
+def answerer():
+    while True:
+        answer(ask_box.get())
+
+
 def serve(req):
     global user
     os.set_inheritable(IN, False)
@@ -485,6 +588,8 @@ def serve(req):
     user.__builtins__ = builtins
     sys.modules['__main__'] = user
     builtins.display = display
+    builtins.input = kernel_input
+    HOOKS['getpass'] = on_getpass
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -502,13 +607,14 @@ def serve(req):
     reseed()  # the driver's, passed in: clones of a snapshot share their random state
     import importlib
     importlib.invalidate_caches()
+    _thread.start_new_thread(reader, ())
+    _thread.start_new_thread(answerer, ())
     send({'op': 'ready'})
     while True:
-        msg = receive()
-        if msg is None:
-            os._exit(0)  # the agent closed the channel
-        if msg.get('op') != 'execute':
-            continue
+        try:
+            msg = cell_box.get()
+        except KeyboardInterrupt:
+            continue  # no cell runs: nothing to stop
         try:
             status, error = run_cell(msg)
         except KeyboardInterrupt:

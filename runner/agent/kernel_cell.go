@@ -26,6 +26,8 @@ const (
 	eventDisplayData   = "display_data"
 	eventExecuteResult = "execute_result"
 	eventError         = "error"
+	eventUpdateDisplay = "update_display_data"
+	eventClearOutput   = "clear_output"
 )
 
 // Statuses the driver ends a cell with.
@@ -60,6 +62,8 @@ type cell struct {
 	foreign     int    // frames dropped for want of the cell's key
 	timers      []*time.Timer
 	start       time.Time // when the Execute frame was read
+	stdin       bool      // the host answers input requests
+	asking      bool      // an input request waits for the host's reply
 }
 
 // execute starts the cell in f, or refuses it with an error event and a
@@ -91,13 +95,13 @@ func (k *kernel) execute(f wire.Frame) error {
 	}
 	k.count++
 	k.seq++
-	c := &cell{id: req.ID, seq: k.seq, key: rand.Text(), count: k.count, proc: k.proc, quota: quota{limit: outputLimit(req.MaxOutput)}, start: start}
+	c := &cell{id: req.ID, seq: k.seq, key: rand.Text(), count: k.count, proc: k.proc, quota: quota{limit: outputLimit(req.MaxOutput)}, start: start, stdin: req.Stdin}
 	k.cell = c
 	if req.TimeoutMS > 0 {
 		c.timers = append(c.timers, time.AfterFunc(time.Duration(req.TimeoutMS)*time.Millisecond, func() { k.expire(c) }))
 	}
 	k.mu.Unlock()
-	frame, err := encodeDriverFrame(driverRequest{Op: opExecute, Seq: c.seq, Key: c.key, Count: c.count, Code: req.Code, Env: req.Env})
+	frame, err := encodeDriverFrame(driverRequest{Op: opExecute, Seq: c.seq, Key: c.key, Count: c.count, Code: req.Code, Env: req.Env, Stdin: req.Stdin})
 	if err != nil {
 		k.mu.Lock()
 		k.endLocked(c)
@@ -193,11 +197,26 @@ func (k *kernel) eventLocked(c *cell, ev wire.Event) (wire.Event, bool) {
 		return ev, ev.Text != ""
 	case eventExecuteResult:
 		ev.ExecutionCount = c.count
-	case eventDisplayData, eventError:
+		ev.Transient, ev.Wait = nil, false
+	case eventDisplayData, eventUpdateDisplay:
+		ev.Wait = false
+		if ev.Type == eventUpdateDisplay && displayID(ev.Transient) == "" {
+			return ev, false
+		}
+	case eventError:
+		ev.Transient, ev.Wait = nil, false
+	case eventClearOutput:
+		ev.Transient, ev.Data, ev.Metadata = nil, nil, nil
 	default:
 		return ev, false
 	}
 	return ev, true
+}
+
+// displayID is the display_id of an event's transient dict, or "".
+func displayID(transient map[string]any) string {
+	id, _ := transient["display_id"].(string)
+	return id
 }
 
 // cutUTF8 returns s cut to at most n bytes, at a character boundary.

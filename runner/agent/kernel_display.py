@@ -4,7 +4,8 @@
 #
 # Objects become MIME bundles as IPython's formatters build them (_repr_*_
 # methods, _repr_mimebundle_); display() is a builtin; IPython.display's
-# display() is this one; matplotlib figures still open at the end of a cell
+# display(), update_display(), clear_output() and DisplayHandle are these
+# ones (display_id=True and .update() give update_display_data events); matplotlib figures still open at the end of a cell
 # (or at plt.show()) become PNG images and are closed, as with matplotlib's
 # inline backend.
 
@@ -111,13 +112,51 @@ def jsonable(v, default):
     return v
 
 
-def emit(kind, data, meta, hold=False):
-    output.emit({'op': 'event', 'seq': st.seq, 'type': kind, 'data': data, 'metadata': meta}, hold)
+def emit(kind, data, meta, hold=False, transient=None):
+    msg = {'op': 'event', 'seq': st.seq, 'type': kind, 'data': data, 'metadata': meta}
+    if transient:
+        msg['transient'] = transient
+    output.emit(msg, hold)
+
+
+def new_display_id():
+    return binascii.hexlify(os.urandom(16)).decode('ascii')
+
+
+class DisplayHandle:
+    """A display that can be shown again or updated in place."""
+
+    def __init__(self, display_id=None):
+        self.display_id = new_display_id() if display_id is None else display_id
+
+    def __repr__(self):
+        return '<%s display_id=%s>' % (type(self).__name__, self.display_id)
+
+    def display(self, obj, **kwargs):
+        """Display obj again, as this display."""
+        display(obj, display_id=self.display_id, **kwargs)
+
+    def update(self, obj, **kwargs):
+        """Show obj in place of every output of this display."""
+        display(obj, display_id=self.display_id, update=True, **kwargs)
 
 
 def display(*objs, include=None, exclude=None, metadata=None, transient=None,
-            display_id=None, raw=False, clear=False, **kwargs):
-    """Display each object in the cell's output with its richest formats."""
+            display_id=None, raw=False, clear=False, update=False, **kwargs):
+    """Display each object in the cell's output with its richest formats.
+
+    display_id=True (or an id) makes the output updatable and returns its
+    DisplayHandle; update=True replaces the outputs of display_id instead.
+    """
+    if display_id is True:
+        display_id = new_display_id()
+    if update and not display_id:
+        raise TypeError('display_id is required to update a display')
+    if clear:
+        clear_output(wait=True)
+    extra = jsonable(dict(transient), {}) if isinstance(transient, dict) else {}
+    if display_id:
+        extra['display_id'] = str(display_id)
     for obj in objs:
         if raw:
             data, meta = (clean(obj, include, exclude) if isinstance(obj, dict) else {'text/plain': str(obj)}), {}
@@ -125,7 +164,19 @@ def display(*objs, include=None, exclude=None, metadata=None, transient=None,
             data, meta = bundle(obj, include, exclude)
         if metadata:
             meta = jsonable(dict(meta, **metadata), meta)
-        emit('display_data', data, meta)
+        emit('update_display_data' if update else 'display_data', data, meta, transient=extra)
+    if display_id and not update:
+        return DisplayHandle(display_id)
+
+
+def update_display(obj, *, display_id, **kwargs):
+    """Show obj in place of every output of display display_id."""
+    display(obj, display_id=display_id, update=True, **kwargs)
+
+
+def clear_output(wait=False):
+    """Clear the cell's output; with wait, once new output arrives."""
+    output.emit({'op': 'event', 'seq': st.seq, 'type': 'clear_output', 'wait': bool(wait)})
 
 
 def figures(quiet=False):
@@ -163,8 +214,10 @@ def on_pyplot(plt):
 
 
 def on_ipython_display(mod):
-    if hasattr(mod, 'display'):
-        mod.display = display
+    for name, fn in (('display', display), ('update_display', update_display),
+                     ('clear_output', clear_output), ('DisplayHandle', DisplayHandle)):
+        if hasattr(mod, name):
+            setattr(mod, name, fn)
 
 
 HOOKS = {

@@ -64,7 +64,7 @@ func (k *kernel) adopt(interp *interpreter, pumps [2]*pump) *kproc {
 
 // open asks the driver to become a kernel and waits until it has.
 func (p *kproc) open(ctx context.Context, env map[string]string, fresh bool) error {
-	frame, err := encodeDriverFrame(driverRequest{Op: opKernel, Env: env, Source: kernelSource(p.k.s.agent.cfg.Language), Fresh: fresh})
+	frame, err := encodeDriverFrame(driverRequest{Op: opKernel, Env: env, Source: kernelSource(p.k.s.agent.cfg.Language), Introspect: kernelIntrospect(p.k.s.agent.cfg.Language), Fresh: fresh})
 	if err != nil {
 		return fmt.Errorf("encoding kernel request: %w", err)
 	}
@@ -156,6 +156,10 @@ func (p *kproc) readReports() {
 			p.onEvent(rep)
 		case opDone:
 			p.onDone(rep)
+		case opInput:
+			p.onInput(rep)
+		case opAnswer:
+			p.onAnswer(rep)
 		}
 	}
 }

@@ -41,6 +41,8 @@ type cell struct {
 	id     uint64
 	events func(runner.Event)
 	done   chan wire.Done
+	input  runner.InputFunc // nil: the cell may not read input
+	ctx    context.Context  // ends when the cell does: its input requests' context
 }
 
 var (
@@ -146,6 +148,8 @@ func (k *kernel) dispatch() {
 			}
 		case wire.TypeCommandOutput, wire.TypeCommandEnd:
 			k.routeCommand(fr)
+		case wire.TypeInputRequest:
+			k.onInput(fr.Payload)
 		case wire.TypeLost:
 			var l wire.Lost
 			_ = json.Unmarshal(fr.Payload, &l)
@@ -227,6 +231,8 @@ func toEvent(e wire.Event) runner.Event {
 		Data:           e.Data,
 		Metadata:       e.Metadata,
 		ExecutionCount: e.ExecutionCount,
+		Transient:      e.Transient,
+		Wait:           e.Wait,
 	}
 	if e.Error != nil {
 		ev.Error = &runner.ExecError{Name: e.Error.Name, Value: e.Error.Value, Traceback: e.Error.Traceback}

@@ -19,7 +19,9 @@ func (k *kernel) Execute(ctx context.Context, req runner.ExecuteRequest, events 
 		return runner.ExecuteResult{}, runner.ErrKernelLost
 	}
 	id := k.nextID.Add(1)
-	c := &cell{id: id, events: events, done: make(chan wire.Done, 1)}
+	cctx, cancelCell := context.WithCancel(ctx)
+	defer cancelCell()
+	c := &cell{id: id, events: events, done: make(chan wire.Done, 1), input: req.Input, ctx: cctx}
 	k.mu.Lock()
 	if k.cell != nil {
 		k.mu.Unlock()
@@ -35,7 +37,7 @@ func (k *kernel) Execute(ctx context.Context, req runner.ExecuteRequest, events 
 		k.mu.Unlock()
 	}
 
-	payload, err := json.Marshal(wire.Execute{ID: id, Code: req.Code, TimeoutMS: req.Timeout.Milliseconds(), Env: req.Env, MaxOutput: req.MaxOutput})
+	payload, err := json.Marshal(wire.Execute{ID: id, Code: req.Code, TimeoutMS: req.Timeout.Milliseconds(), Env: req.Env, MaxOutput: req.MaxOutput, Stdin: req.Input != nil})
 	if err != nil {
 		clear()
 		return runner.ExecuteResult{}, err

@@ -40,6 +40,11 @@ const (
 	TypeCommandEnd    Type = 'N' // agent → host: JSON CommandEnd, the command is over
 	TypeCommandKill   Type = 'J' // host → agent: JSON Request with the command's ID; no reply but its CommandEnd
 
+	// Introspection and input (see introspect.go).
+	TypeIntrospect   Type = 'Q' // host → agent: JSON Introspect; reply Ack with Answer
+	TypeInputRequest Type = 'T' // agent → host: JSON InputRequest of the running cell
+	TypeInputReply   Type = 'Y' // host → agent: JSON InputReply; no reply
+
 	// Liveness, used after a sandbox is restored from a snapshot.
 	TypePing Type = 'P' // host → agent: any payload; the agent echoes the frame
 )
@@ -62,7 +67,8 @@ func (t Type) valid() bool {
 	case TypeHello, TypeRun, TypeStdout, TypeStderr, TypeExit, TypeFail,
 		TypeKernel, TypeExecute, TypeEvent, TypeDone, TypeInterrupt, TypeRestart,
 		TypeFileWrite, TypeFileRead, TypeFileList, TypeAck, TypeLost, TypePing,
-		TypeCommand, TypeCommandOutput, TypeCommandEnd, TypeCommandKill:
+		TypeCommand, TypeCommandOutput, TypeCommandEnd, TypeCommandKill,
+		TypeIntrospect, TypeInputRequest, TypeInputReply:
 		return true
 	}
 	return false

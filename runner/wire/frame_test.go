@@ -124,7 +124,7 @@ func TestReaderErrors(t *testing.T) {
 		},
 		{name: "no payload after header", stream: []byte{'O', 0, 0, 0, 2}, wantErr: io.ErrUnexpectedEOF},
 		{name: "payload cut short", stream: []byte{'O', 0, 0, 0, 3, 'a', 'b'}, wantErr: io.ErrUnexpectedEOF},
-		{name: "unknown type letter", stream: []byte{'Q', 0, 0, 0, 1, 'a'}, wantErr: wire.ErrUnknownType},
+		{name: "unknown type letter", stream: []byte{'B', 0, 0, 0, 1, 'a'}, wantErr: wire.ErrUnknownType},
 		{name: "unknown type lower case", stream: []byte{'o', 0, 0, 0, 1, 'a'}, wantErr: wire.ErrUnknownType},
 		{name: "zero type byte", stream: []byte{0, 0, 0, 0, 0}, wantErr: wire.ErrUnknownType},
 		{name: "unknown type with huge length", stream: []byte{0xff, 0xff, 0xff, 0xff, 0xff}, wantErr: wire.ErrUnknownType},

@@ -31,6 +31,9 @@ type Execute struct {
 	TimeoutMS int64             `json:"timeout_ms"`
 	Env       map[string]string `json:"env,omitempty"`
 	MaxOutput int64             `json:"max_output"`
+	// Stdin says the cell may read input (see InputRequest); without it a
+	// read raises at once.
+	Stdin bool `json:"stdin,omitempty"`
 }
 
 // InterruptGraceMS is how long a timed-out cell may take to stop after its
@@ -38,7 +41,8 @@ type Execute struct {
 const InterruptGraceMS = 2000
 
 // Event is one output of the cell with ID. Type is one of "stream",
-// "display_data", "execute_result", "error" (Jupyter's message types).
+// "display_data", "execute_result", "error", "update_display_data",
+// "clear_output" (Jupyter's message types).
 type Event struct {
 	ID             uint64         `json:"id"`
 	Type           string         `json:"type"`
@@ -48,6 +52,8 @@ type Event struct {
 	Metadata       map[string]any `json:"metadata,omitempty"`
 	ExecutionCount int            `json:"execution_count,omitempty"`
 	Error          *ExecError     `json:"error,omitempty"`
+	Transient      map[string]any `json:"transient,omitempty"` // display_id of a display that may be updated
+	Wait           bool           `json:"wait,omitempty"`      // clear_output
 }
 
 // ExecError is an exception raised by a cell.
@@ -106,6 +112,8 @@ type Ack struct {
 	// PID, in the Ack to a Command, is the started command's process ID
 	// inside the sandbox.
 	PID int `json:"pid,omitempty"`
+	// Answer, in the Ack to an Introspect, is the interpreter's answer.
+	Answer *Answer `json:"answer,omitempty"`
 }
 
 // Lost reports that the kernel's interpreter died (OOM, killed, exited).

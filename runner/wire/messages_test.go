@@ -54,6 +54,34 @@ func TestMessageJSON(t *testing.T) {
 				`"timeout_ms":5000,"max_stdout":1048576,"max_stderr":65536}`,
 		},
 		{
+			name: "introspect",
+			msg:  wire.Introspect{ID: 3, Op: wire.OpInspect, Code: "f(", CursorPos: 2, DetailLevel: 1},
+			want: `{"id":3,"op":"inspect","code":"f(","cursor_pos":2,"detail_level":1}`,
+		},
+		{
+			name: "ack with an answer",
+			msg:  wire.Ack{ID: 3, Answer: &wire.Answer{Matches: []string{"os"}, CursorStart: 7, CursorEnd: 8}},
+			want: `{"id":3,"answer":{"matches":["os"],"cursor_start":7,"cursor_end":8}}`,
+		},
+		{
+			name: "input request",
+			msg:  wire.InputRequest{ID: 4, Prompt: "pw: ", Password: true},
+			want: `{"id":4,"prompt":"pw: ","password":true}`,
+		},
+		{
+			name: "input replies",
+			msg:  []wire.InputReply{{ID: 4, Value: "v"}, {ID: 4, Error: "gone"}},
+			want: `[{"id":4,"value":"v"},{"id":4,"value":"","error":"gone"}]`,
+		},
+		{
+			name: "display events",
+			msg: []wire.Event{
+				{ID: 5, Type: "update_display_data", Data: map[string]any{"text/plain": "b"}, Transient: map[string]any{"display_id": "d"}},
+				{ID: 5, Type: "clear_output", Wait: true},
+			},
+			want: `[{"id":5,"type":"update_display_data","data":{"text/plain":"b"},"transient":{"display_id":"d"}},{"id":5,"type":"clear_output","wait":true}]`,
+		},
+		{
 			name: "file without content",
 			msg:  wire.File{Path: "touch.me"},
 			want: `{"path":"touch.me","content":null}`,
