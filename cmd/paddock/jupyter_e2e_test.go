@@ -60,8 +60,8 @@ func jupyterE2E(t *testing.T) (*e2e, string) {
 	return e, strings.TrimSpace(tok.String())
 }
 
-// cellOut is one cell as doors/clients/jupyter_client.mjs saw it.
-type cellOut struct {
+// jupCell is one cell as doors/clients/jupyter_client.mjs saw it.
+type jupCell struct {
 	Streams string `json:"streams"`
 	Results []struct {
 		Count int     `json:"count"`
@@ -84,14 +84,14 @@ type cellOut struct {
 	ParentMatches bool `json:"parentMatches"`
 }
 
-func (c cellOut) result() string {
+func (c jupCell) result() string {
 	if len(c.Results) != 1 || c.Results[0].Text == nil {
 		return "<none>"
 	}
 	return *c.Results[0].Text
 }
 
-func (c cellOut) ename() string {
+func (c jupCell) ename() string {
 	if c.Reply.Ename == nil {
 		return ""
 	}
@@ -112,13 +112,13 @@ type jupyterReport struct {
 		Version  string `json:"version"`
 	} `json:"info"`
 	Protocol string  `json:"protocol"`
-	First    cellOut `json:"first"`
-	Second   cellOut `json:"second"`
-	Print    cellOut `json:"print"`
+	First    jupCell `json:"first"`
+	Second   jupCell `json:"second"`
+	Print    jupCell `json:"print"`
 	OtherSaw string  `json:"otherSaw"`
-	Plot     cellOut `json:"plot"`
-	Await    cellOut `json:"await"`
-	Fail     cellOut `json:"fail"`
+	Plot     jupCell `json:"plot"`
+	Await    jupCell `json:"await"`
+	Fail     jupCell `json:"fail"`
 	Complete struct {
 		Status  string   `json:"status"`
 		Matches []string `json:"matches"`
@@ -129,25 +129,25 @@ type jupyterReport struct {
 		Text   *string `json:"text"`
 	} `json:"inspect"`
 	IsComplete     string   `json:"isComplete"`
-	Interrupted    cellOut  `json:"interrupted"`
-	AfterInterrupt cellOut  `json:"afterInterrupt"`
-	NoStdin        cellOut  `json:"noStdin"`
-	Input          cellOut  `json:"input"`
+	Interrupted    jupCell  `json:"interrupted"`
+	AfterInterrupt jupCell  `json:"afterInterrupt"`
+	NoStdin        jupCell  `json:"noStdin"`
+	Input          jupCell  `json:"input"`
 	History        []string `json:"history"`
-	AfterRestart   cellOut  `json:"afterRestart"`
+	AfterRestart   jupCell  `json:"afterRestart"`
 	Session        struct {
 		Path       string `json:"path"`
 		KernelName string `json:"kernelName"`
 	} `json:"session"`
-	SessionRun      cellOut `json:"sessionRun"`
-	Proof           cellOut `json:"proof"`
+	SessionRun      jupCell `json:"sessionRun"`
+	Proof           jupCell `json:"proof"`
 	KernelsLeft     int     `json:"kernelsLeft"`
 	AnonymousStatus int     `json:"anonymousStatus"`
 }
 
-// checkCells checks what every cell shares: busy then idle on iopub around
+// jupyterCheckCells checks what every cell shares: busy then idle on iopub around
 // it, and a reply parented on its request.
-func checkCells(t *testing.T, cells map[string]cellOut) {
+func jupyterCheckCells(t *testing.T, cells map[string]jupCell) {
 	t.Helper()
 	for name, c := range cells {
 		if !slices.Equal(c.Statuses, []string{"busy", "idle"}) || !c.ParentMatches {
@@ -156,10 +156,10 @@ func checkCells(t *testing.T, cells map[string]cellOut) {
 	}
 }
 
-// checkKernelCommon checks the cases both kernels share.
+// jupyterCheckKernel checks the cases both kernels share.
 // protocol is the WebSocket framing the client must have been given; ""
 // takes whatever the server chose.
-func checkKernelCommon(t *testing.T, r jupyterReport, language, protocol string) {
+func jupyterCheckKernel(t *testing.T, r jupyterReport, language, protocol string) {
 	t.Helper()
 	if r.Specs.Default != "python3" || !slices.Equal(r.Specs.Names, []string{"javascript", "python3"}) || r.Specs.Language != language {
 		t.Errorf("kernelspecs: %+v", r.Specs)
@@ -213,7 +213,7 @@ func checkKernelCommon(t *testing.T, r jupyterReport, language, protocol string)
 	if r.KernelsLeft != left || r.AnonymousStatus != 403 {
 		t.Errorf("kernels left after shutdown %d; without a token HTTP %d, want 403", r.KernelsLeft, r.AnonymousStatus)
 	}
-	checkCells(t, map[string]cellOut{"first": r.First, "second": r.Second, "print": r.Print, "fail": r.Fail,
+	jupyterCheckCells(t, map[string]jupCell{"first": r.First, "second": r.Second, "print": r.Print, "fail": r.Fail,
 		"interrupted": r.Interrupted, "input": r.Input, "afterRestart": r.AfterRestart, "session": r.SessionRun})
 }
 
@@ -232,7 +232,7 @@ func TestE2EJupyter(t *testing.T) {
 	t.Run("python3", func(t *testing.T) {
 		var r jupyterReport
 		jupyterNode(t, &r, "jupyter_client.mjs", e.srv.URL, token, "python3")
-		checkKernelCommon(t, r, "python", "v1.kernel.websocket.jupyter.org")
+		jupyterCheckKernel(t, r, "python", "v1.kernel.websocket.jupyter.org")
 		if len(r.Plot.Displays) != 1 || !slices.Contains(r.Plot.Displays[0], "image/png") {
 			t.Errorf("plot: %+v", r.Plot)
 		}
@@ -256,7 +256,7 @@ func TestE2EJupyter(t *testing.T) {
 	t.Run("javascript", func(t *testing.T) {
 		var r jupyterReport
 		jupyterNode(t, &r, "jupyter_client.mjs", e.srv.URL, token, "javascript")
-		checkKernelCommon(t, r, "javascript", "v1.kernel.websocket.jupyter.org")
+		jupyterCheckKernel(t, r, "javascript", "v1.kernel.websocket.jupyter.org")
 		if r.Await.result() != "7" {
 			t.Errorf("top-level await: %+v", r.Await)
 		}

@@ -106,7 +106,7 @@ func TestE2EJupyterGateway(t *testing.T) {
 
 	var r jupyterReport
 	jupyterNode(t, &r, "jupyter_client.mjs", url, jtok, "python3", "keep")
-	checkKernelCommon(t, r, "python", "")
+	jupyterCheckKernel(t, r, "python", "")
 	if len(r.Plot.Displays) != 1 || !slices.Contains(r.Plot.Displays[0], "image/png") {
 		t.Errorf("plot: %+v", r.Plot)
 	}
