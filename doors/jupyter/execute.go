@@ -50,7 +50,8 @@ func (k *conn) execute(in inbound) (stop bool) {
 			k.hub.iopub(typ, in.RawHeader, content)
 		}
 	}
-	in2 := core.ExecuteInput{Code: req.Code, Queue: true}
+	// A notebook's cell may run as long as the server lets any cell run.
+	in2 := core.ExecuteInput{Code: req.Code, Queue: true, Timeout: d.svc.Config().MaxTimeout}
 	if req.AllowStdin == nil || *req.AllowStdin {
 		in2.Input = k.input(in)
 	}
