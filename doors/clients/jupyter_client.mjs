@@ -56,22 +56,43 @@ function executing(kernel, future) {
   });
 }
 
+// ready resolves with the kernel's info. Jupyter Server 1.23's gateway
+// mode drops a message that reaches it before its own connection to the
+// gateway exists (its first kernel_info_request, at times), so a request
+// not answered within a generous 15 s is asked again, at most 3 times.
+async function ready(conn) {
+  for (let i = 0; ; i++) {
+    let timer;
+    const late = new Promise((resolve) => { timer = setTimeout(resolve, 15000, null); });
+    const info = await Promise.race([conn.info, late]);
+    clearTimeout(timer);
+    if (info) return info;
+    if (i === 2) throw new Error('kernel_info_request unanswered 3 times');
+    process.stderr.write('jupyter_client: kernel_info unanswered, asking again\n');
+    await Promise.race([conn.requestKernelInfo(), new Promise((resolve) => setTimeout(resolve, 15000))]);
+  }
+}
+
 const report = {};
+const step = (name) => process.stderr.write(`jupyter_client: ${name}\n`);
 const specs = new KernelSpecManager({ serverSettings });
 await specs.refreshSpecs();
 report.specs = { default: specs.specs.default, names: Object.keys(specs.specs.kernelspecs).sort(),
   display: specs.specs.kernelspecs[kernelName].display_name, language: specs.specs.kernelspecs[kernelName].language };
 
 const kernels = new KernelManager({ serverSettings });
+step('startNew');
 const kernel = await kernels.startNew({ name: kernelName });
 report.kernelId = kernel.id;
-const info = await kernel.info;
+step('info');
+const info = await ready(kernel);
 report.info = { protocol: info.protocol_version, language: info.language_info.name, version: info.language_info.version };
 report.protocol = kernel.serverSettings && kernel['_ws'] ? kernel['_ws'].protocol : null;
 
 // A second client on the same kernel sees its iopub.
 const other = kernels.connectTo({ model: { id: kernel.id, name: kernelName } });
-await other.info;
+step('other.info');
+await ready(other);
 // It resolves once the other client has seen the hello printed by the first.
 const otherSaw = new Promise((resolve) => {
   other.iopubMessage.connect((_, msg) => {
@@ -80,9 +101,13 @@ const otherSaw = new Promise((resolve) => {
 });
 
 const py = kernelName === 'python3';
+step('first');
 report.first = await run(kernel, py ? 'x = 41' : 'const x = 41');
+step('second');
 report.second = await run(kernel, 'x + 1');
+step('print');
 report.print = await run(kernel, py ? "print('hello from paddock')" : "console.log('hello from paddock')");
+step('otherSaw');
 report.otherSaw = await otherSaw;
 if (py) {
   report.plot = await run(kernel, 'import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [1, 4, 9])\nplt.show()');
@@ -103,22 +128,31 @@ let looping;
 const loop = run(kernel, py ? 'while True: pass' : 'while (true) {}', { started: (f) => { looping = executing(kernel, f); } });
 await looping;
 await kernel.interrupt();
+step('interrupted');
 report.interrupted = await loop;
+step('afterInterrupt');
 report.afterInterrupt = await run(kernel, 'x');
 
+step('noStdin');
 report.noStdin = await run(kernel, py ? "input('who? ')" : "await input('who? ')");
+step('input');
 report.input = await run(kernel, py ? "name = input('who? ')\nprint('hi ' + name)" : "const name = await input('who? ')\nconsole.log('hi ' + name)", { input: 'paddock' });
 
 const hist = await kernel.requestHistory({ hist_access_type: 'tail', n: 3, output: false, raw: true });
 report.history = hist.content.history.map((h) => h[2]);
 
+step('restart');
 await kernel.restart();
+await ready(kernel);
+step('afterRestart');
 report.afterRestart = await run(kernel, 'x');
 
 // JupyterLab's session manager: a notebook path with a kernel.
 const sessions = new SessionManager({ kernelManager: kernels, serverSettings });
 const session = await sessions.startNew({ path: 'paddock.ipynb', type: 'notebook', name: 'paddock.ipynb', kernel: { name: kernelName } });
 report.session = { path: session.path, kernelName: session.kernel.name };
+step('sessionRun');
+await ready(session.kernel);
 report.sessionRun = await run(session.kernel, py ? '6 * 7' : '6 * 7');
 report.sessionKernel = session.kernel.id;
 await session.shutdown();
