@@ -57,7 +57,9 @@ func (k *conn) execute(in inbound) (stop bool) {
 	}
 	// The cell runs on even if this client goes away, as a kernel's does,
 	// up to its time limit.
+	running := k.hub.begin()
 	x, err := d.svc.Execute(context.Background(), k.caller, k.id, in2, events)
+	k.hub.end(running)
 	if err != nil {
 		return k.executeFailed(in, err, stopOnError)
 	}

@@ -18,6 +18,8 @@ type hub struct {
 	conns   map[*conn]struct{}
 	session string // the kernel's session id (header.session of its messages); new on restart
 	dead    bool   // the kernel was reported dead
+
+	inflight map[*execution]struct{} // cells this door is running on the kernel
 }
 
 // hubs holds the hubs, by tenant and kernel id.

@@ -121,8 +121,7 @@ func (d *door) deleteKernel(c *gin.Context) {
 
 func (d *door) interruptKernel(c *gin.Context) {
 	id := sessionID(c.Param("id"))
-	if err := d.svc.Interrupt(c.Request.Context(), callerOf(c), id); err != nil {
-		d.lostIf(callerOf(c), id, err)
+	if err := d.interrupt(c.Request.Context(), callerOf(c), id); err != nil {
 		fail(c, err)
 		return
 	}

@@ -141,8 +141,7 @@ func (k *conn) control(in inbound) {
 	k.busy(in, func() {
 		switch in.Header.MsgType {
 		case "interrupt_request":
-			if err := k.d.svc.Interrupt(ctx, k.caller, k.id); err != nil {
-				k.d.lostIf(k.caller, k.id, err)
+			if err := k.d.interrupt(ctx, k.caller, k.id); err != nil {
 				k.reply(in, "interrupt_reply", coreError(err))
 				return
 			}
