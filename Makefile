@@ -99,10 +99,11 @@ doctor: build ## check this host
 # The agent's driver tests run the templates' own interpreters from their
 # root filesystems, not the host's. Root, a mountable tmpfs, overlayfs and
 # PID namespaces cannot be installed: without them the tests that need them
-# fail under `make test`, saying so. Debian's Jupyter Server runs in gateway
-# mode against Paddock's Jupyter door (and, with ipykernel, as the native
+# fail under `make test`, saying so. Debian's Jupyter Server and classic
+# Notebook run in gateway mode against Paddock's Jupyter door, the Notebook
+# in headless Chromium (and Jupyter Server with ipykernel is the native
 # stack `make bench` compares against).
-TEST_DEBS := dpkg systemd python3-jupyter-server python3-ipykernel
+TEST_DEBS := dpkg systemd python3-jupyter-server python3-ipykernel jupyter-notebook chromium
 .PHONY: test-deps
 test-deps: ## install the Debian packages the tests use (only those missing)
 	@missing=$$(for p in $(TEST_DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -qx 'install ok installed' || echo $$p; done); \

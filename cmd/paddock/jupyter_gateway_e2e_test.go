@@ -37,17 +37,28 @@ func needJupyterServer(t *testing.T) {
 // answers. It is killed when the test ends.
 func jupyterServer(t *testing.T, jtok string, flags ...string) string {
 	t.Helper()
+	return jupyterApp(t, func(port int, home string) []string {
+		return append([]string{"-m", "jupyter_server", "--no-browser", "--ServerApp.ip=127.0.0.1",
+			"--ServerApp.port=" + strconv.Itoa(port), "--ServerApp.port_retries=0", "--ServerApp.token=" + jtok,
+			"--ServerApp.root_dir=" + home, "--ServerApp.allow_root=True"}, flags...)
+	}, "")
+}
+
+// jupyterApp runs Debian's Python with the arguments args gives for a
+// free port and the app's home directory (home; "" is a fresh one), and
+// returns the app's URL once GET /api answers.
+func jupyterApp(t *testing.T, args func(port int, home string) []string, home string) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	home := t.TempDir()
-	args := append([]string{"-m", "jupyter_server", "--no-browser", "--ServerApp.ip=127.0.0.1",
-		"--ServerApp.port=" + strconv.Itoa(port), "--ServerApp.port_retries=0", "--ServerApp.token=" + jtok,
-		"--ServerApp.root_dir=" + home, "--ServerApp.allow_root=True"}, flags...)
-	cmd := exec.Command(jupyterPython, args...)
+	if home == "" {
+		home = t.TempDir()
+	}
+	cmd := exec.Command(jupyterPython, args(port, home)...)
 	cmd.Dir = home
 	cmd.Env = append(os.Environ(), "HOME="+home, "JUPYTER_CONFIG_DIR="+filepath.Join(home, "config"),
 		"JUPYTER_DATA_DIR="+filepath.Join(home, "data"), "JUPYTER_RUNTIME_DIR="+filepath.Join(home, "runtime"))
