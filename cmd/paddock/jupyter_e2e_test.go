@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -289,13 +290,26 @@ func TestE2EJupyter(t *testing.T) {
 				Status string `json:"status"`
 				Ename  string `json:"ename"`
 			} `json:"died"`
-			AfterState   string `json:"afterState"`
-			DeleteStatus int    `json:"deleteStatus"`
-			Model        struct {
+			AfterState    string `json:"afterState"`
+			OversizeClose int    `json:"oversizeClose"`
+			UnknownName   struct {
+				Status int `json:"status"`
+				Body   struct {
+					Message string `json:"message"`
+					Reason  string `json:"reason"`
+				} `json:"body"`
+			} `json:"unknownName"`
+			UnknownKernel   int    `json:"unknownKernel"`
+			BadToken        int    `json:"badToken"`
+			AfterRefusals   string `json:"afterRefusals"`
+			SessionsMade    int    `json:"sessionsMade"`
+			SessionsRefused int    `json:"sessionsRefused"`
+			DeleteStatus    int    `json:"deleteStatus"`
+			Model           struct {
 				ID string `json:"id"`
 			} `json:"model"`
 		}
-		jupyterNode(t, &r, "jupyter_legacy.mjs", e.srv.URL, token)
+		jupyterNode(t, &r, "jupyter_legacy.mjs", e.srv.URL, token, strconv.FormatInt(e.cfg.MaxBody, 10))
 		if r.StartStatus != 201 || r.Location != "/api/kernels/"+r.Model.ID || r.Protocol != "" || !r.TextFrames {
 			t.Errorf("start and connect: %+v", r)
 		}
@@ -305,6 +319,14 @@ func TestE2EJupyter(t *testing.T) {
 		want := []string{"iopub:status:busy", "iopub:execute_input", "iopub:execute_result", "shell:execute_reply", "iopub:status:idle"}
 		if !slices.Equal(r.Execute, want) || r.Result != "42" || !r.HeaderOK {
 			t.Errorf("execute in the legacy framing: %v %q headers ok %v", r.Execute, r.Result, r.HeaderOK)
+		}
+		if r.OversizeClose != 1009 || r.UnknownName.Status != 400 || r.UnknownName.Body.Reason != "invalid_request" ||
+			!strings.Contains(r.UnknownName.Body.Message, `"cobol"`) || r.UnknownKernel != 404 || r.BadToken != 403 || r.AfterRefusals != "42" {
+			t.Errorf("refusals: oversize message closed with %d, unknown name %+v, unknown kernel HTTP %d, bad token HTTP %d, then 6 * 7 = %q",
+				r.OversizeClose, r.UnknownName, r.UnknownKernel, r.BadToken, r.AfterRefusals)
+		}
+		if r.SessionsMade != 256 || r.SessionsRefused != 429 {
+			t.Errorf("Jupyter sessions of one tenant: %d made, then HTTP %d; want 256, then 429", r.SessionsMade, r.SessionsRefused)
 		}
 		if r.Died.Status != "error" || r.Died.Ename != "DeadKernelError" || r.AfterState != "dead" || r.DeleteStatus != 204 {
 			t.Errorf("a lost kernel: reply %+v, then state %q, delete HTTP %d", r.Died, r.AfterState, r.DeleteStatus)

@@ -1,11 +1,11 @@
 // Speaks the legacy JSON text framing of the kernel WebSocket (no
 // subprotocol) with ws, then kills the interpreter to see the kernel
 // reported dead. Prints one JSON report.
-// Usage: node jupyter_legacy.mjs BASE_URL TOKEN
+// Usage: node jupyter_legacy.mjs BASE_URL TOKEN MAX_MESSAGE_BYTES
 import WebSocket from 'ws';
 import { randomUUID } from 'node:crypto';
 
-const [baseUrl, token] = process.argv.slice(2);
+const [baseUrl, token, maxBytes] = process.argv.slice(2);
 const auth = { Authorization: `token ${token}` };
 const started = await fetch(`${baseUrl}/api/kernels`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'python3' }) });
 const model = await started.json();
@@ -57,6 +57,34 @@ const exMsgs = await until(ex, idle);
 report.execute = brief(exMsgs);
 report.result = exMsgs.find((m) => m.header.msg_type === 'execute_result').content.data['text/plain'];
 report.headerOK = exMsgs.every((m) => ['msg_id', 'msg_type', 'username', 'session', 'date', 'version'].every((k) => typeof m.header[k] === 'string') && m.header.version === '5.3');
+
+// Refusals: a message over the server's size limit closes that
+// connection (1009); an unknown kernel name is 400, an unknown kernel 404,
+// a bad token 403.
+const big = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/api/kernels/${model.id}/channels?token=${token}`);
+await new Promise((resolve, reject) => { big.on('open', resolve); big.on('error', reject); });
+report.oversizeClose = await new Promise((resolve) => {
+  big.on('close', (code) => resolve(code));
+  big.send('x'.repeat(Number(maxBytes) + 1));
+});
+const cobol = await fetch(`${baseUrl}/api/kernels`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'cobol' }) });
+report.unknownName = { status: cobol.status, body: await cobol.json() };
+const missing = await fetch(`${baseUrl}/api/kernels/00000000-0000-0000-0000-000000000000`, { headers: auth });
+report.unknownKernel = missing.status;
+const forged = await fetch(`${baseUrl}/api/kernels`, { headers: { Authorization: 'token not-a-jwt' } });
+report.badToken = forged.status;
+// At most 256 Jupyter sessions per tenant (here all on one kernel).
+let made = 0;
+let refused = null;
+for (let i = 0; i < 300 && refused === null; i++) {
+  const r = await fetch(`${baseUrl}/api/sessions`, { method: 'POST', headers: auth,
+    body: JSON.stringify({ path: `n${i}.ipynb`, type: 'notebook', name: '', kernel: { id: model.id } }) });
+  if (r.status === 201) made++; else refused = r.status;
+}
+report.sessionsMade = made;
+report.sessionsRefused = refused;
+const stillThere = send('shell', 'execute_request', { code: '6 * 7', silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: true });
+report.afterRefusals = (await until(stillThere, idle)).find((m) => m.header.msg_type === 'execute_result').content.data['text/plain'];
 
 // A lost kernel: the interpreter dies, the kernel reports dead.
 const die = send('shell', 'execute_request', { code: 'import os\nos._exit(3)', silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: true });
