@@ -26,6 +26,10 @@
 // driver's process and can write on fd 4: a cell's count, timers and the
 // reasons the agent stops it are the agent's own, and only frames that
 // carry the cell's random key are the cell's (see cell in kernel_cell.go).
+// It also passes questions about code (complete, inspect, is_complete:
+// kernel_introspect.py and .js) to the interpreter and its answers back,
+// each with a key of its own, and a cell's input requests up and the
+// host's replies down (kernel_ask.go).
 //
 // Node's heap is capped (Config.HeapMB); an interpreter that dies of it is
 // told from other aborts by what the kernel reports, its wait status and

@@ -555,9 +555,13 @@ def on_getpass(mod):
 
 
 def reader():
-    # Every frame of fd 3, to the thread it is for.
+    # Every frame of fd 3, to the thread it is for. A channel it cannot
+    # read ends the kernel rather than leave it deaf.
     while True:
-        msg = receive()
+        try:
+            msg = receive()
+        except BaseException:
+            os._exit(70)
         if msg is None:
             os._exit(0)  # the agent closed the channel
         op = msg.get('op')

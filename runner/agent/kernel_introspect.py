@@ -99,9 +99,7 @@ def module_matches(text):
     # Modules that may be imported by the dotted name text.
     import pkgutil
     if '.' not in text:
-        names = set(sys.builtin_module_names)
-        names.update(m.name for m in pkgutil.iter_modules())
-        return visible(names, text)
+        return visible(top_modules(), text)
     base, prefix = text.rsplit('.', 1)
     mod = sys.modules.get(base)
     if mod is None:
@@ -115,6 +113,27 @@ def module_matches(text):
         names.update(m.name for m in pkgutil.iter_modules(mod.__path__))
     names.update(n for n, v in vars(mod).items() if isinstance(v, type(sys)))
     return [base + '.' + n for n in visible(names, prefix)]
+
+
+module_cache = [None, frozenset()]  # the key of the search path it was read at, the names
+
+
+def top_modules():
+    # The top-level modules on the search path, read again only when the
+    # path or one of its directories has changed.
+    import pkgutil
+    key = []
+    for p in sys.path:
+        try:
+            key.append((p, os.stat(p or '.').st_mtime_ns))
+        except OSError:
+            key.append((p, None))
+    key = tuple(key)
+    if module_cache[0] != key:
+        names = set(sys.builtin_module_names)
+        names.update(m.name for m in pkgutil.iter_modules())
+        module_cache[:] = [key, frozenset(names)]
+    return module_cache[1]
 
 
 def from_import_matches(modname, prefix):

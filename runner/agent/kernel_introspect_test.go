@@ -407,3 +407,60 @@ print('got', input('real'))`}
 		t.Errorf("stdout %q", out)
 	}
 }
+
+// TestKernelCompleteNewModule: a module written after a first completion
+// is offered by the next.
+func TestKernelCompleteNewModule(t *testing.T) {
+	t.Parallel()
+	k := startKernel(t, testConfig(t, LanguagePython), nil)
+	if a := k.ask(wire.Introspect{Op: wire.OpComplete, Code: "import mymod", CursorPos: 12}); len(a.Matches) != 0 {
+		t.Fatalf("matches %q before the module exists", a.Matches)
+	}
+	id := k.nextID()
+	if a := k.call(wire.TypeFileWrite, id, wire.FileWrite{ID: id, Path: "mymodule.py", Content: []byte("x = 1\n")}); a.Error != "" {
+		t.Fatalf("write: %+v", a)
+	}
+	if a := k.ask(wire.Introspect{Op: wire.OpComplete, Code: "import mymod", CursorPos: 12}); !reflect.DeepEqual(a.Matches, []string{"mymodule"}) {
+		t.Errorf("matches %q, want the new module", a.Matches)
+	}
+}
+
+// TestKernelAskLimits: at most maxAsks questions wait for a busy
+// interpreter; a prompt is cut at maxPrompt bytes.
+func TestKernelAskLimits(t *testing.T) {
+	t.Parallel()
+	t.Run("questions", func(t *testing.T) {
+		t.Parallel()
+		k := startKernel(t, testConfig(t, LanguageNode), nil)
+		req := wire.Execute{Code: "console.log('looping'); for (;;) {}"}
+		start := k.startCell(&req)
+		k.waitStdout(req.ID, "looping\n")
+		first := k.lastID + 1
+		for range maxAsks + 1 {
+			id := k.nextID()
+			k.send(wire.TypeIntrospect, wire.Introspect{ID: id, Op: wire.OpIsComplete, Code: "1"})
+		}
+		if a := k.waitAck(k.lastID); a.Error != "64 questions already wait for the interpreter" {
+			t.Errorf("question %d: %+v", maxAsks+1, a)
+		}
+		k.send(wire.TypeInterrupt, wire.Request{ID: k.nextID()})
+		k.collect(req.ID, start).mustDone(t, "aborted", "interrupted")
+		for id := first; id < first+maxAsks; id++ {
+			if a := k.waitAck(id); a.Error != "" || a.Answer == nil || a.Answer.Status != "complete" {
+				t.Fatalf("question %d: %+v", id, a)
+			}
+		}
+	})
+	t.Run("prompt", func(t *testing.T) {
+		t.Parallel()
+		k := startKernel(t, testConfig(t, LanguagePython), nil)
+		req := wire.Execute{Code: "input('é' * 40000)", Stdin: true}
+		start := k.startCell(&req)
+		got, _ := k.untilInput(req.ID)
+		if got.Prompt != strings.Repeat("é", maxPrompt/2) {
+			t.Errorf("prompt of %d bytes, want %d", len(got.Prompt), maxPrompt)
+		}
+		k.send(wire.TypeInputReply, wire.InputReply{ID: req.ID, Value: "v"})
+		k.collect(req.ID, start).mustDone(t, "ok", "ok")
+	})
+}
