@@ -299,12 +299,14 @@ func TestE2EJupyter(t *testing.T) {
 					Reason  string `json:"reason"`
 				} `json:"body"`
 			} `json:"unknownName"`
-			UnknownKernel   int    `json:"unknownKernel"`
-			BadToken        int    `json:"badToken"`
-			AfterRefusals   string `json:"afterRefusals"`
-			SessionsMade    int    `json:"sessionsMade"`
-			SessionsRefused int    `json:"sessionsRefused"`
-			DeleteStatus    int    `json:"deleteStatus"`
+			UnknownKernel   int      `json:"unknownKernel"`
+			BadToken        int      `json:"badToken"`
+			AfterRefusals   string   `json:"afterRefusals"`
+			SessionsMade    int      `json:"sessionsMade"`
+			SessionsRefused int      `json:"sessionsRefused"`
+			StopOnError     []string `json:"stopOnError"`
+			AfterAbort      string   `json:"afterAbort"`
+			DeleteStatus    int      `json:"deleteStatus"`
 			Model           struct {
 				ID string `json:"id"`
 			} `json:"model"`
@@ -324,6 +326,9 @@ func TestE2EJupyter(t *testing.T) {
 			!strings.Contains(r.UnknownName.Body.Message, `"cobol"`) || r.UnknownKernel != 404 || r.BadToken != 403 || r.AfterRefusals != "42" {
 			t.Errorf("refusals: oversize message closed with %d, unknown name %+v, unknown kernel HTTP %d, bad token HTTP %d, then 6 * 7 = %q",
 				r.OversizeClose, r.UnknownName, r.UnknownKernel, r.BadToken, r.AfterRefusals)
+		}
+		if !slices.Equal(r.StopOnError, []string{"error", "aborted"}) || r.AfterAbort != "42" {
+			t.Errorf("stop_on_error: replies %q, then 6 * 7 = %q; want error, aborted, then 42", r.StopOnError, r.AfterAbort)
 		}
 		if r.SessionsMade != 256 || r.SessionsRefused != 429 {
 			t.Errorf("Jupyter sessions of one tenant: %d made, then HTTP %d; want 256, then 429", r.SessionsMade, r.SessionsRefused)

@@ -86,6 +86,15 @@ report.sessionsRefused = refused;
 const stillThere = send('shell', 'execute_request', { code: '6 * 7', silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: true });
 report.afterRefusals = (await until(stillThere, idle)).find((m) => m.header.msg_type === 'execute_result').content.data['text/plain'];
 
+// stop_on_error: requests queued behind a failing cell are aborted; one
+// sent after its reply runs.
+const exec = (code) => send('shell', 'execute_request', { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: true });
+const failing = exec('1/0');
+const behind = exec('6 * 7');
+const replyOf = async (id) => (await until(id, idle)).find((m) => m.channel === 'shell').content.status;
+report.stopOnError = [await replyOf(failing), await replyOf(behind)];
+report.afterAbort = (await until(exec('6 * 7'), idle)).find((m) => m.header.msg_type === 'execute_result').content.data['text/plain'];
+
 // A lost kernel: the interpreter dies, the kernel reports dead.
 const die = send('shell', 'execute_request', { code: 'import os\nos._exit(3)', silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: true });
 const dieMsgs = await until(die, (m) => m.channel === 'shell');

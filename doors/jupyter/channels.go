@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
@@ -32,6 +33,8 @@ type conn struct {
 	shell chan inbound
 	done  chan struct{}
 	once  sync.Once
+
+	shellSeq atomic.Int64 // the Seq of the last shell request received
 
 	// stdin is where an input_reply goes while a cell waits for one.
 	stdinMu sync.Mutex
@@ -93,6 +96,7 @@ func (k *conn) read(ctx context.Context) {
 func (k *conn) dispatch(in inbound) {
 	switch in.Channel {
 	case "shell":
+		in.Seq = k.shellSeq.Add(1)
 		select {
 		case k.shell <- in:
 		default:

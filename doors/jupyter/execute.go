@@ -20,12 +20,14 @@ type executeRequest struct {
 
 // execute runs a cell: execute_input, the cell's output on iopub (to
 // every client of the kernel), then execute_reply to this client. It
-// reports whether the cell failed and asked to stop the queue behind it.
-func (k *conn) execute(in inbound) (stop bool) {
+// returns the Seq through which queued execute requests are to be aborted:
+// when the cell failed and asked to stop on error, those received before
+// its reply went out (none the client sends after it); else 0.
+func (k *conn) execute(in inbound) (abortThrough int64) {
 	var req executeRequest
 	if err := json.Unmarshal(in.Content, &req); err != nil {
 		k.reply(in, "execute_reply", errorContent("BadRequest", "execute_request content is not valid JSON"))
-		return false
+		return 0
 	}
 	stopOnError := req.StopOnError == nil || *req.StopOnError
 	d := k.d
@@ -37,7 +39,7 @@ func (k *conn) execute(in inbound) (stop bool) {
 	if strings.TrimSpace(req.Code) == "" {
 		k.reply(in, "execute_reply", map[string]any{"status": "ok", "execution_count": s.ExecutionCount,
 			"user_expressions": map[string]any{}, "payload": []any{}})
-		return false
+		return 0
 	}
 	if err := d.svc.Admit(k.caller); err != nil {
 		return k.executeFailed(in, err, stopOnError)
@@ -75,24 +77,30 @@ func (k *conn) execute(in inbound) (stop bool) {
 		}
 		reply["status"], reply["ename"], reply["evalue"], reply["traceback"] = "error", ename, evalue, []string{ename + ": " + evalue}
 	}
+	if reply["status"] != "ok" && stopOnError {
+		abortThrough = k.shellSeq.Load()
+	}
 	k.reply(in, "execute_reply", reply)
 	if x.Reason == runner.ReasonKernelLost || x.Reason == runner.ReasonOOM {
 		k.hub.status("dead", in.RawHeader)
 	}
-	return reply["status"] != "ok" && stopOnError
+	return abortThrough
 }
 
 // executeFailed answers an execute_request the core refused or could not
 // run: an error on iopub (so a notebook shows it) and an error reply.
-func (k *conn) executeFailed(in inbound, err error, stopOnError bool) bool {
+func (k *conn) executeFailed(in inbound, err error, stopOnError bool) (abortThrough int64) {
 	k.d.lostIf(k.caller, k.id, err)
 	content := coreError(err)
 	k.hub.iopub("error", in.RawHeader, map[string]any{"ename": content["ename"], "evalue": content["evalue"], "traceback": content["traceback"]})
 	content["execution_count"] = nil
 	content["user_expressions"] = map[string]any{}
 	content["payload"] = []any{}
+	if stopOnError {
+		abortThrough = k.shellSeq.Load()
+	}
 	k.reply(in, "execute_reply", content)
-	return stopOnError
+	return abortThrough
 }
 
 // abortedAs names a cell that ended without finishing, the way the

@@ -29,6 +29,8 @@ type inbound struct {
 	Header    header
 	RawHeader json.RawMessage
 	Content   json.RawMessage
+	// Seq numbers a connection's shell requests in arrival order.
+	Seq int64
 }
 
 // outbound is a message to clients.

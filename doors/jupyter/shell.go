@@ -11,22 +11,21 @@ import (
 // serveShell answers this connection's shell requests in order, as a
 // kernel does. Requests left when the connection ends are dropped.
 func (k *conn) serveShell() {
-	abort := 0 // execute requests to abort after a failed cell (stop_on_error)
+	var abortThrough int64 // execute requests up to this Seq are aborted (a cell failed with stop_on_error)
 	for {
 		select {
 		case <-k.done:
 			return
 		case in := <-k.shell:
-			if in.Header.MsgType == "execute_request" && abort > 0 {
-				abort--
+			if in.Header.MsgType == "execute_request" && in.Seq <= abortThrough {
 				k.busy(in, func() { k.reply(in, "execute_reply", map[string]any{"status": "aborted"}) })
 				continue
 			}
-			failed := false
-			k.busy(in, func() { failed = k.shellRequest(in) })
-			if failed {
-				abort = len(k.shell)
-			}
+			k.busy(in, func() {
+				if n := k.shellRequest(in); n > 0 {
+					abortThrough = n
+				}
+			})
 		}
 	}
 }
@@ -38,9 +37,9 @@ func (k *conn) busy(in inbound, fn func()) {
 	k.hub.status("idle", in.RawHeader)
 }
 
-// shellRequest answers one shell request. It reports whether an execute
-// failed and asked for the queue behind it to be aborted.
-func (k *conn) shellRequest(in inbound) (stop bool) {
+// shellRequest answers one shell request. It returns the Seq through
+// which queued execute requests are to be aborted, or 0 (see execute).
+func (k *conn) shellRequest(in inbound) (abortThrough int64) {
 	switch in.Header.MsgType {
 	case "kernel_info_request":
 		k.reply(in, "kernel_info_reply", k.d.kernelInfo(k.caller, k.id))
@@ -67,7 +66,7 @@ func (k *conn) shellRequest(in inbound) (stop bool) {
 	default:
 		k.reply(in, replyType(in.Header.MsgType), errorContent("NotImplemented", in.Header.MsgType+" is not supported by Paddock's kernels"))
 	}
-	return false
+	return 0
 }
 
 // kernelInfo is a kernel_info_reply's content for the caller's kernel id.
