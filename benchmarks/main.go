@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,6 +37,9 @@ type options struct {
 	memCold                 bool
 	runc                    bool
 	jsonOut, csvOut, pngOut string
+	jupyterN                int    // Jupyter cell round trips per stack (0: none)
+	clients                 string // doors/clients, with its npm packages installed
+	jupyterOnly             bool   // run only the Jupyter phase
 
 	flags map[string]any // every flag's value, for the JSON
 }
@@ -64,6 +68,9 @@ func main() {
 	tpLangs := flag.String("throughput-langs", "python,node", "languages whose throughput is measured (empty: none)")
 	flag.BoolVar(&o.memCold, "mem-cold", true, "also read the memory of cold-started pooled python sandboxes (one more server)")
 	flag.BoolVar(&o.runc, "runc", true, "also measure the runc runtime (cold, warm, sessions, idle memory, throughput) for the gVisor ÷ runc headlines")
+	flag.IntVar(&o.jupyterN, "jupyter", 200, "Jupyter cell round trips (`x + 1` through @jupyterlab/services) against Paddock and against native Jupyter Server + ipykernel (0: none)")
+	flag.BoolVar(&o.jupyterOnly, "jupyter-only", false, "run only the Jupyter cell round trips")
+	flag.StringVar(&o.clients, "clients", "doors/clients", "the door clients' directory, npm packages installed (make clients)")
 	flag.StringVar(&o.jsonOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
 	flag.StringVar(&o.csvOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
 	flag.StringVar(&o.pngOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")
@@ -117,7 +124,7 @@ func run(ctx context.Context, o options) error {
 	started := time.Now()
 	var rep report
 	var errs []error
-	phase := func(name string, f func() error) {
+	all := func(name string, f func() error) {
 		if ctx.Err() != nil {
 			return
 		}
@@ -130,6 +137,7 @@ func run(ctx context.Context, o options) error {
 		}
 		progress("%s done in %s", name, time.Since(begin).Round(100*time.Millisecond))
 	}
+	phase := all
 
 	cg, err := detectMemCgroups("/sys/fs/cgroup")
 	if err != nil {
@@ -138,6 +146,13 @@ func run(ctx context.Context, o options) error {
 	rs := &rawRuntimes{o: o}
 	defer rs.close()
 
+	if o.jupyterOnly {
+		phase = func(name string, f func() error) {
+			if strings.HasPrefix(name, "Jupyter") {
+				all(name, f)
+			}
+		}
+	}
 	phase("native baselines (the templates' interpreters from their root filesystems, then the host's)", func() error { return nativePhase(ctx, o, &rep) })
 	phase("raw runsc baselines (Paddock's limits, delete included)", func() error { return rawPhase(ctx, rs, o, &rep) })
 	phase(fmt.Sprintf("pooled server (pool %d, snapshots on): warm idle and busy, sessions, memory", o.pool), func() error { return pooledPhase(ctx, o, cg, &rep) })
@@ -158,6 +173,9 @@ func run(ctx context.Context, o options) error {
 	phase("raw runsc rates (restore and run, delete included)", func() error { return rawRatePhase(ctx, rs, o, &rep) })
 	if o.runc {
 		phase("the same on runc (plain containers, the host's kernel): cold, warm, sessions, memory, throughput", func() error { return runcPhase(ctx, o, cg, &rep) })
+	}
+	if o.jupyterN > 0 {
+		phase("Jupyter cell round trips: Paddock's Jupyter door, then native Jupyter Server + ipykernel", func() error { return jupyterPhase(ctx, o, &rep) })
 	}
 	if ctx.Err() != nil {
 		errs = append(errs, ctx.Err())

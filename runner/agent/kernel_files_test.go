@@ -159,11 +159,17 @@ func TestKernelFilesWhileCellRuns(t *testing.T) {
 	if f := k.frame(); f.Type != wire.TypeEvent {
 		t.Fatalf("frame %c %s, want the cell's output", f.Type, f.Payload)
 	}
-	if a := k.writeFile("in.txt", []byte("during")); a.Error != "" {
+	// Both file calls are answered while the cell still waits: the file
+	// it waits for is written last, so its result cannot come between a
+	// call and its answer.
+	if a := k.writeFile("other.txt", []byte("during")); a.Error != "" {
 		t.Fatalf("write: %+v", a)
 	}
-	if a := k.readFile("in.txt", 0); string(a.Content) != "during" {
+	if a := k.readFile("other.txt", 0); string(a.Content) != "during" {
 		t.Errorf("read: %+v", a)
+	}
+	if a := k.writeFile("in.txt", []byte("during")); a.Error != "" {
+		t.Fatalf("write: %+v", a)
 	}
 	res := k.collect(req.ID, start)
 	if res.resultText() != "'during'" {

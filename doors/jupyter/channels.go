@@ -1,0 +1,198 @@
+package jupyterdoor
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/coder/websocket"
+	"github.com/gin-gonic/gin"
+
+	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/kernels"
+)
+
+// Bounds of one connection.
+const (
+	sendQueue  = 4096 // frames waiting for a slow client; past it the client is dropped
+	shellQueue = 256  // shell requests waiting their turn on one connection
+)
+
+// conn is one client's WebSocket to a kernel.
+type conn struct {
+	d      *door
+	ws     *websocket.Conn
+	v1     bool
+	caller core.Caller
+	id     string
+	hub    *hub
+
+	out   chan []byte
+	shell chan inbound
+	done  chan struct{}
+	once  sync.Once
+
+	shellSeq atomic.Int64 // the Seq of the last shell request received
+
+	// stdin is where an input_reply goes while a cell waits for one.
+	stdinMu sync.Mutex
+	stdin   chan string
+}
+
+// channels serves GET /api/kernels/{id}/channels.
+func (d *door) channels(c *gin.Context) {
+	cl, id := callerOf(c), sessionID(c.Param("id"))
+	s, err := d.svc.Session(cl, id)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ws, err := websocket.Accept(c.Writer, c.Request, &websocket.AcceptOptions{Subprotocols: []string{subprotocolV1}})
+	if err != nil {
+		d.log.Info("kernel websocket refused", "session_id", id, "error", err)
+		return
+	}
+	ws.SetReadLimit(d.opts.MaxMessageBytes)
+	k := &conn{d: d, ws: ws, v1: ws.Subprotocol() == subprotocolV1, caller: cl, id: id,
+		out: make(chan []byte, sendQueue), shell: make(chan inbound, shellQueue), done: make(chan struct{})}
+	k.hub = d.hubs.join(cl.Tenant, id, k)
+	defer d.hubs.leave(k.hub, k)
+	ctx := context.WithoutCancel(c.Request.Context())
+	go k.write(ctx)
+	go k.serveShell()
+	if s.State == kernels.StateLost {
+		k.hub.status("dead", nil)
+	}
+	k.read(ctx)
+}
+
+// read dispatches the client's messages until the connection ends.
+func (k *conn) read(ctx context.Context) {
+	defer k.close("client gone")
+	for {
+		typ, b, err := k.ws.Read(ctx)
+		if err != nil {
+			return
+		}
+		var in inbound
+		switch {
+		case k.v1 && typ == websocket.MessageBinary:
+			in, err = decodeV1(b)
+		case !k.v1 && typ == websocket.MessageText:
+			in, err = decodeJSON(b)
+		default:
+			err = errFrame
+		}
+		if err != nil {
+			k.d.log.Info("kernel websocket: dropped a malformed message", "session_id", k.id, "error", err)
+			continue
+		}
+		k.dispatch(in)
+	}
+}
+
+func (k *conn) dispatch(in inbound) {
+	switch in.Channel {
+	case "shell":
+		in.Seq = k.shellSeq.Add(1)
+		select {
+		case k.shell <- in:
+		default:
+			k.reply(in, replyType(in.Header.MsgType), errorContent("QueueFull", "too many requests waiting on this connection"))
+		}
+	case "control":
+		go k.control(in)
+	case "stdin":
+		if in.Header.MsgType == "input_reply" {
+			k.deliverInput(in)
+		}
+	}
+}
+
+// write sends queued frames in order.
+func (k *conn) write(ctx context.Context) {
+	typ := websocket.MessageText
+	if k.v1 {
+		typ = websocket.MessageBinary
+	}
+	for {
+		select {
+		case <-k.done:
+			return
+		case b := <-k.out:
+			if err := k.ws.Write(ctx, typ, b); err != nil {
+				k.close("write failed")
+				return
+			}
+		}
+	}
+}
+
+// send queues m for this client; a client too slow to take its frames
+// is dropped rather than holding the kernel's output.
+func (k *conn) send(m outbound) {
+	enc := encodeJSON
+	if k.v1 {
+		enc = encodeV1
+	}
+	b, err := enc(m)
+	if err != nil {
+		k.d.log.Error("kernel websocket: encoding a message", "session_id", k.id, "error", err)
+		return
+	}
+	select {
+	case <-k.done:
+	case k.out <- b:
+	default:
+		k.close("client too slow")
+	}
+}
+
+// close ends the connection once.
+func (k *conn) close(why string) {
+	k.once.Do(func() {
+		close(k.done)
+		status := websocket.StatusNormalClosure
+		if why == "client too slow" {
+			status = websocket.StatusPolicyViolation
+		}
+		go func() { _ = k.ws.Close(status, why) }()
+	})
+}
+
+func (k *conn) closed() bool {
+	select {
+	case <-k.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// reply sends a reply on in's channel to this client only.
+func (k *conn) reply(in inbound, typ string, content any) {
+	k.send(message(in.Channel, typ, k.hub.kernelSession(), in.RawHeader, content))
+}
+
+// replyType is the reply type of a request type.
+func replyType(req string) string {
+	base, _ := strings.CutSuffix(req, "_request")
+	return base + "_reply"
+}
+
+// errorContent is a reply's content for a request that failed.
+func errorContent(ename, evalue string) map[string]any {
+	return map[string]any{"status": "error", "ename": ename, "evalue": evalue, "traceback": []string{ename + ": " + evalue}}
+}
+
+// coreError is an error reply's content for a core error.
+func coreError(err error) map[string]any {
+	e := core.Classify(err)
+	var ce *core.Error
+	if errors.As(e, &ce) {
+		return errorContent(ce.Code, ce.Message)
+	}
+	return errorContent("internal", "internal error")
+}

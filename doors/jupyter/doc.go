@@ -1,0 +1,12 @@
+// Package jupyterdoor serves Paddock's sessions as Jupyter kernels: the
+// kernel service REST API (/api, /api/kernelspecs, /api/kernels,
+// /api/sessions) and the kernel WebSocket (/api/kernels/{id}/channels) in
+// both of its framings, speaking Jupyter messaging protocol 5.3. Stock
+// Jupyter front ends reach it directly (@jupyterlab/services) or through
+// Jupyter Server's gateway mode.
+//
+// A kernel is a Paddock session of its tenant: every call goes through
+// core.Service, which owns tenancy, auth, limits, validation and history.
+// The door only translates. It imports core, kernels, runner and gin,
+// never api, cmd, pool or another door.
+package jupyterdoor

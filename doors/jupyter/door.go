@@ -1,0 +1,75 @@
+package jupyterdoor
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paddock-dev/paddock/core"
+)
+
+// doorName labels the door's calls in the core's metrics and logs.
+const doorName = "jupyter"
+
+// Defaults of Options.
+const (
+	DefaultMaxMessageBytes = 16 << 20
+	// maxJupyterSessions bounds the /api/sessions records of one tenant.
+	maxJupyterSessions = 256
+)
+
+// Options configure the door.
+type Options struct {
+	// MaxMessageBytes caps one WebSocket message from a client;
+	// 0 is DefaultMaxMessageBytes.
+	MaxMessageBytes int64
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
+// door serves one core.
+type door struct {
+	svc  *core.Service
+	log  *slog.Logger
+	opts Options
+
+	hubs     *hubs
+	sessions *sessionTable
+}
+
+// Mount adds the Jupyter routes to r, served by svc.
+func Mount(r *gin.Engine, svc *core.Service, opts Options) {
+	if opts.MaxMessageBytes <= 0 {
+		opts.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	d := &door{svc: svc, log: opts.Logger, opts: opts, hubs: newHubs(), sessions: newSessionTable()}
+	g := r.Group("/api", d.authenticate)
+	g.GET("", d.apiInfo)
+	g.GET("/", d.apiInfo)
+	g.GET("/kernelspecs", d.kernelspecs)
+	g.GET("/kernelspecs/:name", d.kernelspec)
+	g.GET("/kernels", d.listKernels)
+	g.POST("/kernels", d.startKernel)
+	g.GET("/kernels/:id", d.getKernel)
+	g.DELETE("/kernels/:id", d.deleteKernel)
+	g.POST("/kernels/:id/interrupt", d.interruptKernel)
+	g.POST("/kernels/:id/restart", d.restartKernel)
+	g.GET("/kernels/:id/channels", d.channels)
+	g.GET("/sessions", d.listSessions)
+	g.POST("/sessions", d.createSession)
+	g.GET("/sessions/:id", d.getSession)
+	g.PATCH("/sessions/:id", d.patchSession)
+	g.DELETE("/sessions/:id", d.deleteSession)
+}
+
+// apiInfo answers GET /api, which clients read for the server's version.
+func (d *door) apiInfo(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"version": apiVersion})
+}
+
+// apiVersion is the Jupyter Server REST API generation the door follows.
+const apiVersion = "2.0.0"
