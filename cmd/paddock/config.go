@@ -71,8 +71,8 @@ type config struct {
 	TenantMaxSessions int
 	TenantRate        float64 // requests per second; 0: no limit
 	TenantBurst       int
-	// TenantMaxConnections caps the MCP sessions (and other long-lived
-	// connections) one tenant holds; negative: no limit.
+	// TenantMaxConnections caps the MCP sessions and kernel WebSockets
+	// one tenant holds; negative: no limit.
 	TenantMaxConnections int
 
 	MCPAllowedHosts []string      // Host names accepted on loopback connections to /mcp
@@ -137,7 +137,7 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.TenantMaxRuns, "tenant-max-runs", core.DefaultTenantMaxRuns, "concurrent one-shot runs per tenant")
 	fs.IntVar(&c.TenantMaxSessions, "tenant-max-sessions", core.DefaultTenantMaxSessions, "live sessions per tenant")
 	fs.IntVar(&c.TenantMaxConnections, "tenant-max-connections", core.DefaultTenantMaxConnections,
-		"long-lived connections (MCP sessions) per tenant; negative: no limit")
+		"long-lived connections (MCP sessions, kernel WebSockets) per tenant; negative: no limit")
 	fs.Float64Var(&c.TenantRate, "tenant-rate", core.DefaultTenantRate, "requests per second per tenant (0: no limit)")
 	fs.IntVar(&c.TenantBurst, "tenant-burst", core.DefaultTenantBurst, "requests a tenant may send at once above its rate")
 

@@ -49,6 +49,14 @@ func (d *door) channels(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	// The open socket is one of the tenant's connections until it ends:
+	// over the cap the upgrade is refused with 429 and Retry-After.
+	release, err := d.svc.HoldConnection(cl)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	defer release()
 	ws, err := websocket.Accept(c.Writer, c.Request, &websocket.AcceptOptions{Subprotocols: []string{subprotocolV1}})
 	if err != nil {
 		d.log.Info("kernel websocket refused", "session_id", id, "error", err)

@@ -7,6 +7,8 @@
 //
 // A kernel is a Paddock session of its tenant: every call goes through
 // core.Service, which owns tenancy, auth, limits, validation and history.
-// The door only translates. It imports core, kernels, runner and gin,
-// never api, cmd, pool or another door.
+// The door only translates. An open kernel WebSocket holds one of its
+// tenant's connections (core's HoldConnection) until it closes.
+// It imports core, kernels, runner and gin, never api, cmd, pool or
+// another door.
 package jupyterdoor
