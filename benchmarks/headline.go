@@ -108,9 +108,7 @@ func headlines(rows []row, tps []throughput, mems []memRow) []headline {
 			out = append(out, newHeadline(fmt.Sprintf("%s session `%s` round trip p50", l.name, l.expr), msOf(d), "ms", true, 1))
 		}
 	}
-	if h, ok := jupyterHeadline(rows); ok {
-		out = append(out, h)
-	}
+	out = append(out, jupyterHeadlines(rows)...)
 	for _, m := range mems {
 		if len(m.Samples) > 0 {
 			out = append(out, newHeadline(fmt.Sprintf("%s idle pooled sandbox (made by %s), host memory", m.Lang, m.Start), m.meanMB(func(s memSample) uint64 { return s.Usage }), "MiB", true, 25))

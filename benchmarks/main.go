@@ -68,7 +68,7 @@ func main() {
 	tpLangs := flag.String("throughput-langs", "python,node", "languages whose throughput is measured (empty: none)")
 	flag.BoolVar(&o.memCold, "mem-cold", true, "also read the memory of cold-started pooled python sandboxes (one more server)")
 	flag.BoolVar(&o.runc, "runc", true, "also measure the runc runtime (cold, warm, sessions, idle memory, throughput) for the gVisor ÷ runc headlines")
-	flag.IntVar(&o.jupyterN, "jupyter", 200, "Jupyter cell round trips (`x + 1` through @jupyterlab/services) against Paddock and against native Jupyter Server + ipykernel (0: none)")
+	flag.IntVar(&o.jupyterN, "jupyter", 200, "Jupyter cell round trips (`x + 1` through @jupyterlab/services) against Paddock and against native Jupyter Server + ipykernel, stock and with TCP_NODELAY (0: none)")
 	flag.BoolVar(&o.jupyterOnly, "jupyter-only", false, "run only the Jupyter cell round trips")
 	flag.StringVar(&o.clients, "clients", "doors/clients", "the door clients' directory, npm packages installed (make clients)")
 	flag.StringVar(&o.jsonOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
@@ -175,7 +175,7 @@ func run(ctx context.Context, o options) error {
 		phase("the same on runc (plain containers, the host's kernel): cold, warm, sessions, memory, throughput", func() error { return runcPhase(ctx, o, cg, &rep) })
 	}
 	if o.jupyterN > 0 {
-		phase("Jupyter cell round trips: Paddock's Jupyter door, then native Jupyter Server + ipykernel", func() error { return jupyterPhase(ctx, o, &rep) })
+		phase("Jupyter cell round trips: Paddock's Jupyter door, then native Jupyter Server + ipykernel, stock and with TCP_NODELAY", func() error { return jupyterPhase(ctx, o, &rep) })
 	}
 	if ctx.Err() != nil {
 		errs = append(errs, ctx.Err())
