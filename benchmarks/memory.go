@@ -207,6 +207,13 @@ func startKindOf(root, id string) (string, error) {
 // state/bundles. It groups their IDs by the language the bundle's agent
 // runs.
 func sandboxCgroups(cgRoot, state string) (map[string][]string, error) {
+	return ownCgroups(cgRoot, func(id string) string { return filepath.Join(state, "bundles", id, "config.json") }, bundleLanguage)
+}
+
+// ownCgroups lists the cgroups under cgRoot whose sandbox has a state
+// file at stateFile(id) (another server's sandbox, or one being made or
+// torn down, has none), grouped by the name groupOf reads from that file.
+func ownCgroups(cgRoot string, stateFile func(id string) string, groupOf func([]byte) string) (map[string][]string, error) {
 	ents, err := os.ReadDir(cgRoot)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string][]string{}, nil
@@ -219,11 +226,11 @@ func sandboxCgroups(cgRoot, state string) (map[string][]string, error) {
 		if !e.IsDir() {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(state, "bundles", e.Name(), "config.json"))
+		b, err := os.ReadFile(stateFile(e.Name()))
 		if err != nil {
-			continue // another server's sandbox, or one being torn down
+			continue
 		}
-		name := bundleLanguage(b)
+		name := groupOf(b)
 		out[name] = append(out[name], e.Name())
 	}
 	for _, ids := range out {

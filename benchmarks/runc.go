@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 )
@@ -116,29 +113,7 @@ func (c memCgroups) forRunc() memCgroups {
 // cgroups under cgRoot of the containers libcontainer keeps state for
 // under state/runc/containers, grouped by their template label.
 func runcSandboxCgroups(cgRoot, state string) (map[string][]string, error) {
-	ents, err := os.ReadDir(cgRoot)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string][]string{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]string{}
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(state, "runc", "containers", e.Name(), "state.json"))
-		if err != nil {
-			continue // another server's container, or one being made or torn down
-		}
-		name := stateTemplate(b)
-		out[name] = append(out[name], e.Name())
-	}
-	for _, ids := range out {
-		slices.Sort(ids)
-	}
-	return out, nil
+	return ownCgroups(cgRoot, func(id string) string { return filepath.Join(state, "runc", "containers", id, "state.json") }, stateTemplate)
 }
 
 // stateTemplate reads the template label from a libcontainer state file.
