@@ -10,6 +10,7 @@ import (
 
 	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/internal/webguard"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 )
@@ -56,6 +57,10 @@ type Config struct {
 	// Mounts add other doors' routes to the same engine (and listener),
 	// each called once after the /v1 routes are registered.
 	Mounts []func(*gin.Engine)
+	// Guard refuses browser pages' cross-site requests and DNS-rebound
+	// Hosts, on every door of the engine; nil is the guard with nothing
+	// extra allowed.
+	Guard *webguard.Guard
 
 	// The core's configuration when Core is nil: see core.Config, whose
 	// fields of the same names these are. Pool is then required.
@@ -97,7 +102,7 @@ func New(cfg Config) http.Handler {
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
-	r.Use(s.logRequests, s.recoverPanics)
+	r.Use(s.logRequests, s.recoverPanics, s.guardBrowsers)
 	r.NoRoute(s.noRoute)
 	r.NoMethod(s.noMethod)
 
@@ -125,6 +130,9 @@ func newServer(cfg Config) *server {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Guard == nil {
+		cfg.Guard = &webguard.Guard{}
 	}
 	if cfg.Core == nil {
 		if cfg.Pool == nil {

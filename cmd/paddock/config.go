@@ -15,6 +15,7 @@ import (
 	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/core"
 	mcpdoor "github.com/paddock-dev/paddock/doors/mcp"
+	"github.com/paddock-dev/paddock/internal/webguard"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/rootfs"
 )
@@ -75,10 +76,16 @@ type config struct {
 	// one tenant holds; negative: no limit.
 	TenantMaxConnections int
 
-	MCPAllowedHosts []string      // Host names accepted on loopback connections to /mcp
-	MCPSessionIdle  time.Duration // an idle MCP session ends after this
+	// AllowedHosts are Host names (or host:port) accepted on loopback
+	// connections besides loopback names; AllowedOrigins are the browser
+	// origins (scheme://host[:port]) whose pages may send requests that
+	// change state. Both are for internal/webguard.
+	AllowedHosts   []string
+	AllowedOrigins []string
+	MCPSessionIdle time.Duration // an idle MCP session ends after this
 
-	auth core.Auth // the keys, loaded by Validate
+	auth  core.Auth       // the keys, loaded by Validate
+	guard *webguard.Guard // built by Validate
 }
 
 // registerFlags binds the flags shared by serve, doctor and rootfs.
@@ -141,10 +148,18 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.TenantRate, "tenant-rate", core.DefaultTenantRate, "requests per second per tenant (0: no limit)")
 	fs.IntVar(&c.TenantBurst, "tenant-burst", core.DefaultTenantBurst, "requests a tenant may send at once above its rate")
 
-	c.MCPAllowedHosts = splitList(env("PADDOCK_MCP_ALLOWED_HOSTS", ""))
-	fs.Func("mcp-allowed-hosts", "comma-separated Host names (or host:port) /mcp accepts on a loopback connection besides localhost: "+
-		"what a reverse proxy on this machine forwards (DNS-rebinding protection refuses others; PADDOCK_MCP_ALLOWED_HOSTS)", func(v string) error {
-		c.MCPAllowedHosts = splitList(v)
+	c.AllowedHosts = splitList(env("PADDOCK_ALLOWED_HOSTS", env("PADDOCK_MCP_ALLOWED_HOSTS", "")))
+	hosts := func(v string) error {
+		c.AllowedHosts = splitList(v)
+		return nil
+	}
+	fs.Func("allowed-hosts", "comma-separated Host names (or host:port) accepted on a loopback connection besides localhost: "+
+		"what a reverse proxy on this machine forwards (DNS-rebinding protection refuses others; PADDOCK_ALLOWED_HOSTS)", hosts)
+	fs.Func("mcp-allowed-hosts", "the old name of --allowed-hosts, which now covers every door (PADDOCK_MCP_ALLOWED_HOSTS)", hosts)
+	c.AllowedOrigins = splitList(env("PADDOCK_ALLOWED_ORIGINS", ""))
+	fs.Func("allowed-origins", "comma-separated browser origins (scheme://host[:port]) whose pages may send POST, PUT, PATCH or "+
+		"DELETE requests; other cross-site ones are refused (PADDOCK_ALLOWED_ORIGINS)", func(v string) error {
+		c.AllowedOrigins = splitList(v)
 		return nil
 	})
 	fs.DurationVar(&c.MCPSessionIdle, "mcp-session-idle", mcpdoor.DefaultSessionIdle,
@@ -270,6 +285,9 @@ func (c *config) loadAuth() error {
 			"or pass --insecure-no-auth to serve anyone who can connect", c.Listen)
 	}
 	c.auth = a
+	if c.guard, err = webguard.New(c.AllowedHosts, c.AllowedOrigins); err != nil {
+		return fmt.Errorf("--allowed-origins: %w", err)
+	}
 	return nil
 }
 

@@ -14,7 +14,7 @@ import (
 func init() {
 	doorMounts = append(doorMounts, func(svc *core.Service, cfg *config, logger *slog.Logger) func(*gin.Engine) {
 		mount, err := mcpdoor.Mount(svc, mcpdoor.Options{Version: version, Logger: logger, SessionIdle: cfg.MCPSessionIdle,
-			MaxBodyBytes: cfg.MaxBody, AllowedHosts: cfg.MCPAllowedHosts})
+			MaxBodyBytes: cfg.MaxBody})
 		if err != nil {
 			// The tools' schemas come from fixed Go types: a failure is a
 			// bug that doors/mcp's tests catch, never a configuration.

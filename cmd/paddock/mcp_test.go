@@ -42,14 +42,29 @@ func TestMCPServeFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cfg.MCPAllowedHosts; len(got) != 1 || got[0] != "a.example" || cfg.MCPSessionIdle.String() != "1m30s" {
+	if got := cfg.AllowedHosts; len(got) != 1 || got[0] != "a.example" || cfg.MCPSessionIdle.String() != "1m30s" {
 		t.Fatalf("allowed hosts %q, idle %s", got, cfg.MCPSessionIdle)
 	}
 	cfg, err = serveConfig(t, "--mcp-allowed-hosts=b.example,c.example:443")
-	if err != nil || len(cfg.MCPAllowedHosts) != 2 || cfg.MCPAllowedHosts[1] != "c.example:443" {
-		t.Fatalf("flag over env: %v %q", err, cfg.MCPAllowedHosts)
+	if err != nil || len(cfg.AllowedHosts) != 2 || cfg.AllowedHosts[1] != "c.example:443" {
+		t.Fatalf("flag over env: %v %q", err, cfg.AllowedHosts)
 	}
 	if _, err := serveConfig(t, "--mcp-session-idle=10ms"); err == nil || !strings.Contains(err.Error(), "--mcp-session-idle must be at least 1s") {
 		t.Fatalf("10ms idle: %v", err)
+	}
+}
+
+func TestGuardFlags(t *testing.T) {
+	clearAuthEnv(t)
+	t.Setenv("PADDOCK_ALLOWED_ORIGINS", "https://lab.example.com")
+	cfg, err := serveConfig(t, "--allowed-hosts=paddock.example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.AllowedHosts) != 1 || cfg.AllowedHosts[0] != "paddock.example.com" || len(cfg.AllowedOrigins) != 1 || cfg.guard == nil {
+		t.Fatalf("hosts %q origins %q guard %v", cfg.AllowedHosts, cfg.AllowedOrigins, cfg.guard)
+	}
+	if _, err := serveConfig(t, "--allowed-origins=lab.example.com"); err == nil || !strings.Contains(err.Error(), "want scheme://host[:port]") {
+		t.Fatalf("origin without a scheme: %v", err)
 	}
 }

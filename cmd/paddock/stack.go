@@ -217,6 +217,7 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		Logger:       logger,
 		Jobs:         js,
 		Mounts:       mounts(svc, cfg, logger),
+		Guard:        cfg.guard,
 	})
 	st := &stack{Runtime: rt, Pool: p, Kernels: k, Core: svc, Jobs: js, Handler: h, log: logger, janitorDone: make(chan struct{})}
 	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))

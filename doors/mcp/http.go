@@ -39,13 +39,6 @@ type Options struct {
 	SessionIdle time.Duration
 	// MaxBodyBytes caps a request body; zero is DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// AllowedHosts are Host header values (host, or host:port) accepted on
-	// a connection to a loopback address besides localhost and loopback
-	// IPs. DNS-rebinding protection refuses every other Host there: a web
-	// page whose name was rebound to 127.0.0.1 could otherwise drive a
-	// local Paddock from a browser. A reverse proxy on the same machine
-	// that forwards the public Host must have that name listed here.
-	AllowedHosts []string
 }
 
 // Mount returns the function that adds /mcp and GET /v1/tools to the
@@ -66,8 +59,8 @@ func Mount(c Core, o Options) (func(*gin.Engine), error) {
 			SessionTimeout:      o.SessionIdle,
 			MaxRequestBodyBytes: o.MaxBodyBytes,
 			Logger:              d.log,
-			// The door checks the Host itself (hosts), with the
-			// operator's allowed names.
+			// The engine checks every door's Host (api.Config.Guard),
+			// with the operator's allowed names.
 			DisableLocalhostProtection: true,
 			// A tool call's answer is one JSON body rather than an event
 			// stream: the tools send no progress or log notifications, and
@@ -80,13 +73,13 @@ func Mount(c Core, o Options) (func(*gin.Engine), error) {
 		// refused 403.
 		h = auth.RequireBearerToken(tokenInfo, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	}
-	mcpGate := &gate{core: c, hosts: newHosts(o.AllowedHosts), fail: writeRPCError}
+	mcpGate := &gate{core: c, fail: writeRPCError}
 	restGate := &gate{core: c, fail: writeError}
 	held := &holds{core: c, server: d.server, fail: writeRPCError}
 	mcpHandler := gin.WrapH(h)
 	return func(e *gin.Engine) {
-		e.POST(Path, mcpGate.checkHost, mcpGate.authenticate, held.hold, mcpHandler)
-		e.DELETE(Path, mcpGate.checkHost, mcpGate.authenticate, mcpHandler)
+		e.POST(Path, mcpGate.authenticate, held.hold, mcpHandler)
+		e.DELETE(Path, mcpGate.authenticate, mcpHandler)
 		e.GET(Path, noStream)
 		e.GET("/v1/tools", restGate.authenticate, d.schemas)
 	}, nil
@@ -105,9 +98,8 @@ func noStream(c *gin.Context) {
 // gate authenticates and admits requests through the core; refusals are
 // written by fail.
 type gate struct {
-	core  Core
-	hosts hosts
-	fail  func(*gin.Context, error)
+	core Core
+	fail func(*gin.Context, error)
 }
 
 type callerCtxKey struct{}
@@ -201,4 +193,8 @@ func writeRPCError(c *gin.Context, err error) {
 	}
 	c.AbortWithStatusJSON(status(c, e), gin.H{"jsonrpc": "2.0", "id": nil,
 		"error": gin.H{"code": code, "message": e.Code + ": " + e.Message, "data": gin.H{"code": e.Code}}})
+}
+
+func strconvSeconds(d time.Duration) string {
+	return strconv.Itoa(int((d + time.Second - 1) / time.Second))
 }

@@ -105,30 +105,6 @@ func TestSessionsCloseWithTheMCPSession(t *testing.T) {
 	awaitClosed(t, f, "s1")
 }
 
-func TestHostCheck(t *testing.T) {
-	srv := serve(t, &fakeCore{}, Options{AllowedHosts: []string{"paddock.example.com"}})
-	for _, tc := range []struct {
-		host string
-		want int
-	}{
-		{"evil.example", http.StatusForbidden},
-		{"evil.example:80", http.StatusForbidden},
-		{"paddock.example.com", http.StatusOK},
-		{"paddock.example.com:443", http.StatusOK},
-		{"localhost:8080", http.StatusOK},
-		{"127.0.0.1", http.StatusOK},
-		{"[::1]:8080", http.StatusOK},
-	} {
-		code, _, body := post(t, srv.URL+Path, tc.host, "", initialize)
-		if code != tc.want {
-			t.Errorf("Host %s: HTTP %d %s, want %d", tc.host, code, body, tc.want)
-		}
-		if code == http.StatusForbidden && !strings.Contains(body, `"data":{"code":"forbidden_host"}`) {
-			t.Errorf("Host %s: body %s", tc.host, body)
-		}
-	}
-}
-
 func TestToolSchemas(t *testing.T) {
 	srv := serve(t, &fakeCore{}, Options{})
 	get := func(query string) (int, map[string]any) {
