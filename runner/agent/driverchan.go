@@ -21,7 +21,7 @@ import (
 //	                {"op":"kernel","env":{…},"source":…,"introspect":…,"fresh":B}  become a kernel (source: kernel.py / kernel.js;
 //	                                                               introspect: Node's kernel_introspect.js)
 //	                {"op":"execute","seq":S,"key":K,"count":N,"code":…,"env":{…},"stdin":B}
-//	                {"op":"interrupt","seq":S}                      Node only: stop cell S (with SIGINT)
+//	                {"op":"interrupt","seq":S}                      stop cell S, now or as it starts
 //	                {"op":"complete"|"inspect"|"is_complete","rid":R,"key":Q,"code":…,"cursor_pos":N,"detail_level":D}
 //	                                                               a question about code (see kernel_ask.go)
 //	                {"op":"input_reply","seq":S,"key":K,"value":…,"error":…}   the answer to cell S's input

@@ -47,9 +47,11 @@ class State:
     pending = False  # an interrupt arrived under the shield
     child = False    # this process is a fork of the kernel
     stdin = False    # the running cell may read input
+    early = None     # the seq of a cell interrupted before it started
 
 
 st = State()
+ilock = _thread.allocate_lock()  # orders an interrupt against its cell's start
 user = None          # the user's __main__ module
 wlock = _thread.allocate_lock()
 
@@ -412,6 +414,18 @@ def remember(filename, code):
         on_linecache(lc)
 
 
+def interrupt(seq):
+    # On the reader thread: stop cell seq. The agent sends this frame right
+    # after the cell's, so the cell may not have started yet; then it is
+    # remembered, and the cell stops as it starts. A signal alone would be
+    # lost while the main thread is still idle.
+    with ilock:
+        if seq != st.seq:
+            st.early = seq
+        elif st.running:
+            _signal.pthread_kill(MAIN_THREAD, _signal.SIGINT)
+
+
 def on_linecache(lc):
     for filename, code in cells.items():
         if filename not in lc.cache:
@@ -419,8 +433,12 @@ def on_linecache(lc):
 
 
 def run_cell(msg):
-    st.seq = msg.get('seq', 0)
-    st.key = msg.get('key', '')
+    with ilock:
+        st.seq = msg.get('seq', 0)
+        st.key = msg.get('key', '')
+        st.pending = False
+        st.running = True
+        early, st.early = st.early == st.seq, None
     code = msg.get('code', '')
     filename = '<cell-%d>' % msg.get('count', 0)
     remember(filename, code)
@@ -428,10 +446,10 @@ def run_cell(msg):
         os.environ.update(msg['env'])
     status, error = 'ok', None
     st.stdin = bool(msg.get('stdin'))
-    st.pending = False
-    st.running = True
     try:
         try:
+            if early:
+                raise KeyboardInterrupt
             body, expr = compile_cell(code, filename)
             ns = user.__dict__
             if body is not None:
@@ -571,6 +589,8 @@ def reader():
             input_box.put(msg)
         elif op in ASK_OPS:
             ask_box.put(msg)
+        elif op == 'interrupt':
+            interrupt(msg.get('seq', 0))
 
 
 def answerer():

@@ -67,6 +67,36 @@ func TestKernelInterrupt(t *testing.T) {
 	}
 }
 
+// An interrupt sent right behind its cell, before the interpreter can
+// have started it, still stops that cell: the driver is told which cell
+// the interrupt is for, not only signalled. Without that, the signal
+// landed while the interpreter was still idle and was lost, and the loop
+// ran on to its timeout.
+func TestKernelInterruptAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, language := range []string{LanguagePython, LanguageNode} {
+		t.Run(language, func(t *testing.T) {
+			t.Parallel()
+			k := startKernel(t, testConfig(t, language), nil)
+			loop := map[string]string{LanguagePython: "while True: pass", LanguageNode: "for (;;) {}"}[language]
+			for i := range 5 {
+				req := wire.Execute{Code: loop, TimeoutMS: 60_000}
+				start := k.startCell(&req)
+				id := k.nextID()
+				k.send(wire.TypeInterrupt, wire.Request{ID: id})
+				res := k.collect(req.ID, start)
+				if res.done.Status != "aborted" || res.done.Reason != "interrupted" {
+					t.Fatalf("cell %d: %s/%s, want aborted/interrupted", i, res.done.Status, res.done.Reason)
+				}
+				k.waitAck(id)
+			}
+			if got := k.execute(wire.Execute{Code: "1 + 1"}).resultText(); got != "2" {
+				t.Errorf("after the interrupts: %q, want 2", got)
+			}
+		})
+	}
+}
+
 func TestKernelTimeout(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -84,20 +84,23 @@ func (p *kproc) signalReady(err error) {
 	p.readyOnce.Do(func() { p.ready <- err })
 }
 
-// interrupt sends SIGINT to the interpreter alone, to stop cell seq. Node's
-// kernel is told on its channel too: node's vm drops a SIGINT that comes
-// as a script's synchronous part ends, and an awaited cell is past it.
+// interrupt stops cell seq. Python's kernel is told on its channel which
+// cell to stop, and signals its own main thread if that cell runs, or
+// stops it as it starts: a SIGINT from here could land before the
+// interpreter took the cell up, and be lost. Node's kernel gets both the
+// SIGINT and the frame: node's vm drops a SIGINT that comes as a script's
+// synchronous part ends, and an awaited cell is past it.
 func (p *kproc) interrupt(seq uint64) {
 	if p.interp.hasExited() {
 		return
 	}
-	if err := syscall.Kill(p.interp.pid, syscall.SIGINT); err != nil && !errors.Is(err, syscall.ESRCH) {
-		p.k.log.Warn("interrupting the kernel", "err", err)
-	}
 	if p.k.s.agent.cfg.Language == LanguageNode {
-		if frame, err := encodeDriverFrame(driverRequest{Op: opInterrupt, Seq: seq}); err == nil {
-			p.deliver(frame)
+		if err := syscall.Kill(p.interp.pid, syscall.SIGINT); err != nil && !errors.Is(err, syscall.ESRCH) {
+			p.k.log.Warn("interrupting the kernel", "err", err)
 		}
+	}
+	if frame, err := encodeDriverFrame(driverRequest{Op: opInterrupt, Seq: seq}); err == nil {
+		p.deliver(frame)
 	}
 }
 
