@@ -52,6 +52,7 @@ func TestE2BSDK(t *testing.T) {
 		"stdout": {"logs": ["streamed\n"], "callback": ["streamed\n"]},
 		"js": {"language": "javascript", "text": "42", "contexts": ["python", "javascript"]},
 		"command": {"stdout": "hi\n", "exitCode": 0},
+		"pid": {"pid": true, "same": true},
 		"commandFails": {"exitError": true, "exitCode": 3, "stderr": "oops\n"},
 		"files": {"read": "hello e2b", "list": ["hello.txt:file:9"], "exists": true, "missing": false,
 			"info": "hello.txt:file:/home/user/data/hello.txt", "python": "'hello e2b'"},

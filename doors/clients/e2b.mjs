@@ -46,6 +46,12 @@ await step('command', async () => {
   const r = await sbx.commands.run('echo hi')
   return { stdout: r.stdout, exitCode: r.exitCode }
 })
+await step('pid', async () => {
+  // The handle's pid is the start event's: the PID the command runs as.
+  const h = await sbx.commands.run('echo $$', { background: true })
+  const r = await h.wait()
+  return { pid: h.pid > 1, same: `${h.pid}\n` === r.stdout }
+})
 await step('commandFails', async () => {
   try {
     await sbx.commands.run('echo oops >&2; exit 3')

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -64,9 +63,6 @@ type door struct {
 	core Core
 	log  *slog.Logger
 	reg  *registry
-	// pids numbers the commands started; envd's pid is only a handle
-	// for the SDK, and Paddock serves no call on it.
-	pids atomic.Uint32
 }
 
 // Mount returns the function that adds the E2B routes to Paddock's gin

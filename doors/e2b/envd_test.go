@@ -198,17 +198,20 @@ func TestProcessStartStreams(t *testing.T) {
 	td.core.CommandFunc = func(in core.CommandInput, out runner.OutputFunc) (runner.CommandResult, error) {
 		switch in.Argv[3] {
 		case "exit 3":
+			in.Started(42)
 			out(runner.Stderr, []byte("no"))
 			return runner.CommandResult{ExitCode: 3, Reason: runner.ReasonError}, nil
 		case "sleep 99":
+			in.Started(43)
 			return runner.CommandResult{ExitCode: 137, Signal: 9, Reason: runner.ReasonTimeout}, nil
 		}
+		in.Started(41)
 		out(runner.Stdout, []byte("hi\n"))
 		return runner.CommandResult{ExitCode: 0, Reason: runner.ReasonOK}, nil
 	}
 	a := td.do("POST", "/process.Process/Start", startBody("echo hi"), streamHeaders(sa))
 	want := []string{
-		`0:{"event":{"start":{"pid":1}}}`,
+		`0:{"event":{"start":{"pid":41}}}`,
 		`0:{"event":{"data":{"stdout":"aGkK"}}}`,
 		`0:{"event":{"end":{"exitCode":0,"exited":true,"status":"exit status 0"}}}`,
 		`2:{}`,
@@ -222,7 +225,7 @@ func TestProcessStartStreams(t *testing.T) {
 	}
 	a = td.do("POST", "/process.Process/Start", startBody("exit 3"), streamHeaders(sa))
 	want = []string{
-		`0:{"event":{"start":{"pid":2}}}`,
+		`0:{"event":{"start":{"pid":42}}}`,
 		`0:{"event":{"data":{"stderr":"bm8="}}}`,
 		`0:{"event":{"end":{"error":"exit status 3","exitCode":3,"exited":true,"status":"exit status 3"}}}`,
 		`2:{}`,
@@ -232,7 +235,7 @@ func TestProcessStartStreams(t *testing.T) {
 	}
 	a = td.do("POST", "/process.Process/Start", startBody("sleep 99"), streamHeaders(sa))
 	want = []string{
-		`0:{"event":{"start":{"pid":3}}}`,
+		`0:{"event":{"start":{"pid":43}}}`,
 		`0:{"event":{"end":{"error":"timeout: the command was killed at its time limit","exitCode":137,"exited":false,"status":"timeout: the command was killed at its time limit"}}}`,
 		`2:{}`,
 	}
@@ -244,7 +247,6 @@ func TestProcessStartStreams(t *testing.T) {
 	}
 	a = td.do("POST", "/process.Process/Start", startBody("true"), streamHeaders(sa))
 	want = []string{
-		`0:{"event":{"start":{"pid":4}}}`,
 		`2:{"error":{"code":"not_found","message":"session s01 not found"}}`,
 	}
 	if got := envelopes(t, a.body); strings.Join(got, "\n") != strings.Join(want, "\n") {

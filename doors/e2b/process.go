@@ -100,7 +100,9 @@ type processEvent struct {
 func (d *door) startProcess(c *gin.Context, in core.CommandInput) {
 	sb := sandboxOf(c)
 	s := newStream(c)
-	s.send(processEvent{map[string]any{"start": map[string]uint32{"pid": d.pids.Add(1)}}})
+	// The start event carries the PID the agent saw the command start
+	// with; a command that never started gets none, only the error.
+	in.Started = func(pid int) { s.send(processEvent{map[string]any{"start": map[string]int{"pid": pid}}}) }
 	stop := d.keepalive(c, s)
 	res, err := d.core.Command(c.Request.Context(), sb.owner, sb.id, in, func(st runner.Stream, b []byte) {
 		s.send(processEvent{map[string]any{"data": map[string]string{string(st): base64.StdEncoding.EncodeToString(b)}}})
