@@ -58,7 +58,7 @@ func renderSteadyChart(title string, points []steadyPoint) *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, steadyChartWid, height))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
 	text(img, 10, 22, color.Black, title)
-	legend := []series{{name: "paddock runs/s, p50", col: colPaddock}, {name: "paddock p99", col: colPaddockP99},
+	legend := []series{{name: "paddock runs/s, p50", col: colPaddock}, {name: "paddock p99 (max below 100 runs)", col: colPaddockP99},
 		{name: "raw runsc run+delete runs/s, p50", col: colRaw}, {name: "raw p99", col: colRawP99}}
 	lx := 10
 	for _, s := range legend {
