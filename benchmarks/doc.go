@@ -13,6 +13,13 @@
 //   - sustained one-shot throughput with a fresh sandbox per run, on a
 //     server whose pools keep the sizes and adaptive sizing they ship
 //     with, against the raw runsc rate of the same kind of start;
+//   - the steady state (steady.go): a closed loop of one-shot runs of a
+//     `print(i)` stream at 1, 2, 4, 8 and 16 clients per template, 60 s a
+//     point, on a server started with the flags `make run` gives it, each
+//     point beside raw `runsc run` + delete of the same interpreter under
+//     the same limits, with runs/s, p50, p99, busy answers, errors and the
+//     host CPU per run (steadycpu.go says how it is read); it supersedes
+//     the two-client throughput above when on (--steady);
 //   - host memory per idle pooled sandbox, read from the sandboxes'
 //     memory cgroups (v1 or v2, whichever the host has), grouped by how
 //     each sandbox was made (its runsc state says whether it was

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,6 +42,13 @@ type options struct {
 	clients                 string // doors/clients, with its npm packages installed
 	jupyterOnly             bool   // run only the Jupyter phase
 
+	// The steady-state phase (steady.go).
+	steady, steadyOnly, steadyRaw   bool
+	steadyDuration                  time.Duration
+	steadyClients                   []int
+	steadyTemplates                 []string
+	steadyTxt, steadyCSV, steadyPNG string
+
 	flags map[string]any // every flag's value, for the JSON
 }
 
@@ -71,11 +79,30 @@ func main() {
 	flag.IntVar(&o.jupyterN, "jupyter", 200, "Jupyter cell round trips (`x + 1` through @jupyterlab/services) against Paddock and against native Jupyter Server + ipykernel, stock and with TCP_NODELAY (0: none)")
 	flag.BoolVar(&o.jupyterOnly, "jupyter-only", false, "run only the Jupyter cell round trips")
 	flag.StringVar(&o.clients, "clients", "doors/clients", "the door clients' directory, npm packages installed (make clients)")
+	flag.BoolVar(&o.steady, "steady", true, "run the steady-state phase: a closed loop of one-shot print(i) runs per template against a server started as `make run` starts it, at each of --steady-clients for --steady-duration, raw runsc run + delete beside it (supersedes the 2-client throughput measurement of the shipped server and the raw run rate)")
+	flag.BoolVar(&o.steadyOnly, "steady-only", false, "run only the steady-state phase")
+	flag.BoolVar(&o.steadyRaw, "steady-raw", true, "measure raw runsc run + delete (same limits) at each steady point")
+	flag.DurationVar(&o.steadyDuration, "steady-duration", 60*time.Second, "how long each steady point runs")
+	steadyClients := flag.String("steady-clients", "1,2,4,8,16", "client counts of the steady phase")
+	steadyTemplates := flag.String("steady-templates", "", "templates of the steady phase (empty: every template the server serves, from GET /v1/templates)")
+	flag.StringVar(&o.steadyTxt, "steady-txt", "benchmarks/out/steady.txt", "write the steady tables here (empty: don't)")
+	flag.StringVar(&o.steadyCSV, "steady-csv", "benchmarks/out/steady.csv", "write one CSV row per steady point here (empty: don't)")
+	flag.StringVar(&o.steadyPNG, "steady-png", "benchmarks/out/steady.png", "draw runs/s and p50/p99 against clients, Paddock and raw, per template here (empty: don't)")
 	flag.StringVar(&o.jsonOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
 	flag.StringVar(&o.csvOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
 	flag.StringVar(&o.pngOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")
 	flag.Parse()
 	o.tpLangs = splitList(*tpLangs)
+	o.steadyTemplates = splitList(*steadyTemplates)
+	var err error
+	if o.steadyClients, err = parseClients(*steadyClients); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: --steady-clients:", err)
+		os.Exit(2)
+	}
+	if o.steadyDuration <= 0 {
+		fmt.Fprintln(os.Stderr, "bench: --steady-duration must be positive")
+		os.Exit(2)
+	}
 	o.flags = map[string]any{}
 	flag.VisitAll(func(f *flag.Flag) { o.flags[f.Name] = f.Value.String() })
 
@@ -85,6 +112,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+}
+
+// parseClients reads a comma-separated list of positive client counts.
+func parseClients(v string) ([]int, error) {
+	var out []int
+	for _, f := range splitList(v) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive count", f)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no client counts")
+	}
+	return out, nil
 }
 
 // shippedFloor is the largest pool floor the templates ship with.
@@ -153,10 +196,31 @@ func run(ctx context.Context, o options) error {
 			}
 		}
 	}
+	if o.steadyOnly {
+		o.steady = true
+		phase = func(name string, f func() error) {
+			if strings.HasPrefix(name, "steady") {
+				all(name, f)
+			}
+		}
+	}
 	phase("native baselines (the templates' interpreters from their root filesystems, then the host's)", func() error { return nativePhase(ctx, o, &rep) })
 	phase("raw runsc baselines (Paddock's limits, delete included)", func() error { return rawPhase(ctx, rs, o, &rep) })
 	phase(fmt.Sprintf("pooled server (pool %d, snapshots on): warm idle and busy, sessions, memory", o.pool), func() error { return pooledPhase(ctx, o, cg, &rep) })
-	if len(o.tpLangs) > 0 {
+	switch {
+	case o.steady:
+		phase(fmt.Sprintf("steady state (server as `make run` ships it, %s per point, clients %v, raw runsc beside: %v)", o.steadyDuration, o.steadyClients, o.steadyRaw), func() error {
+			err := steadyPhase(ctx, o, rs, &rep)
+			// Its points at --throughput-concurrency stand for the
+			// throughput of the shipped server and the raw run rate.
+			for _, t := range steadyThroughput(rep.Steady, o.tpConcurrency) {
+				if slices.Contains(o.tpLangs, t.Lang) {
+					rep.Throughput = append(rep.Throughput, t)
+				}
+			}
+			return err
+		})
+	case len(o.tpLangs) > 0:
 		phase("server as shipped (adaptive pools, snapshots on): throughput", func() error { return shippedPhase(ctx, o, &rep) })
 	}
 	if o.e2bN > 0 {
@@ -183,12 +247,24 @@ func run(ctx context.Context, o options) error {
 
 	sortRows(rep.Rows)
 	rep.print(os.Stdout)
+	printSteady(os.Stdout, rep.Steady)
 	title := fmt.Sprintf("Paddock make bench, %s: p50 time to first result (log scale)", started.UTC().Format("2006-01-02 15:04 UTC"))
 	errs = append(errs,
 		writeFile(o.jsonOut, func(w io.Writer) error { return writeJSON(w, rep, started, o.flags) }),
 		writeFile(o.csvOut, func(w io.Writer) error { return writeCSV(w, rep) }),
 		writeFile(o.pngOut, func(w io.Writer) error { return writeChart(w, title, rep.Rows) }))
-	for _, p := range []string{o.jsonOut, o.csvOut, o.pngOut} {
+	outs := []string{o.jsonOut, o.csvOut, o.pngOut}
+	if len(rep.Steady) > 0 {
+		steadyStarted := started.UTC().Format("2006-01-02 15:04 UTC")
+		errs = append(errs,
+			writeFile(o.steadyTxt, func(w io.Writer) error { printSteady(w, rep.Steady); return nil }),
+			writeFile(o.steadyCSV, func(w io.Writer) error { return writeSteadyCSV(w, rep.Steady) }),
+			writeFile(o.steadyPNG, func(w io.Writer) error {
+				return writeSteadyChart(w, steadyTitle(steadyStarted, rep.Steady), rep.Steady)
+			}))
+		outs = append(outs, o.steadyTxt, o.steadyCSV, o.steadyPNG)
+	}
+	for _, p := range outs {
 		if p != "" {
 			fmt.Println("wrote", p)
 		}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -34,7 +36,11 @@ func (r runResponse) startKind() string {
 }
 
 // errBusy is an answer that asks the client to come back later (429, 503).
-type errBusy struct{ status int }
+// retryAfter is its Retry-After (0 when absent or not in seconds).
+type errBusy struct {
+	status     int
+	retryAfter time.Duration
+}
 
 func (e errBusy) Error() string { return fmt.Sprintf("HTTP %d", e.status) }
 
@@ -59,13 +65,22 @@ func (s *server) runOnce(ctx context.Context, language, code string) (runRespons
 		return runResponse{}, 0, err
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-		return runResponse{}, d, errBusy{resp.StatusCode}
+		return runResponse{}, d, errBusy{status: resp.StatusCode, retryAfter: retryAfter(resp.Header.Get("Retry-After"))}
 	}
 	var r runResponse
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &r) != nil {
 		return runResponse{}, 0, fmt.Errorf("%s run: HTTP %d: %s", language, resp.StatusCode, b)
 	}
 	return r, d, nil
+}
+
+// retryAfter reads a Retry-After given in seconds; 0 otherwise.
+func retryAfter(v string) time.Duration {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return time.Duration(n) * time.Second
 }
 
 // oneShotRow times runs of p until n of them started the way mode says.

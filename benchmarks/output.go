@@ -82,13 +82,16 @@ type jsonReport struct {
 	Headline   []headline       `json:"headline"`
 	// ServerMetrics are each server's pool gauges and counters at its end.
 	ServerMetrics map[string][]string `json:"server_pool_metrics,omitempty"`
+	// Steady are the steady-state phase's points.
+	Steady []jsonSteadyPoint `json:"steady,omitempty"`
 }
 
 // writeJSON writes the whole report with every raw sample.
 func writeJSON(w io.Writer, rep report, started time.Time, opts map[string]any) error {
 	out := jsonReport{Started: started.UTC(), Options: opts, MemoryNote: rep.MemoryNote,
 		Latency: []jsonRow{}, Throughput: []jsonThroughput{}, Memory: []jsonMemory{},
-		Headline: headlines(rep.Rows, rep.Throughput, rep.Memory), ServerMetrics: rep.ServerMetrics, Doors: jsonDoors(rep.Doors)}
+		Headline: headlines(rep.Rows, rep.Throughput, rep.Memory), ServerMetrics: rep.ServerMetrics, Doors: jsonDoors(rep.Doors),
+		Steady: jsonSteady(rep.Steady)}
 	for _, r := range rep.Rows {
 		c := r.counted()
 		jr := jsonRow{Lang: r.Lang, Probe: r.Probe, Mode: r.Mode, N: len(c), P50MS: msOf(r.p50()), MaxMS: msOf(percentile(c, 1)),

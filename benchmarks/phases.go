@@ -325,6 +325,11 @@ func rawRatePhase(ctx context.Context, rs *rawRuntimes, o options, rep *report) 
 			}
 			rep.Throughput = append(rep.Throughput, t)
 		}
+		if slices.ContainsFunc(rep.Throughput, func(t throughput) bool {
+			return t.Lang == l.name && t.Target == targetRaw && t.Concurrency == o.tpConcurrency
+		}) {
+			continue // the steady phase measured it
+		}
 		rt, err := rs.get(l.name)
 		if err != nil {
 			return err

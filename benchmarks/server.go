@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -27,6 +28,14 @@ type serverConfig struct {
 	snapshots bool
 	// runtime is the server's --runtime; "" leaves its default, gVisor.
 	runtime string
+	// shipped starts the server as `make run` does: its flags and
+	// defaults, no PADDOCK_* variables from the bench's environment;
+	// only the addresses and directories are the bench's own (the
+	// snapshot directory stays private: see options.snapshots). The
+	// other fields but name are then ignored.
+	shipped bool
+	// stderr receives the server's log (nil: the bench's stderr).
+	stderr io.Writer
 }
 
 // describe names the server and its pool and snapshot settings.
@@ -49,6 +58,10 @@ func (c serverConfig) describe() string {
 const poolShipped = -1
 
 func (c serverConfig) args(o options, addr, state string) []string {
+	if c.shipped {
+		return []string{"serve", "--listen=" + addr, "--cache-dir=" + o.cache, "--state-dir=" + state,
+			"--runsc=" + o.runsc, "--agent=" + o.agent, "--snapshot-dir=" + o.snapshots}
+	}
 	args := []string{"serve", "--listen=" + addr, "--runsc=" + o.runsc, "--agent=" + o.agent,
 		"--cache-dir=" + o.cache, "--state-dir=" + state, "--build-rootfs=false", "--snapshot-dir=" + o.snapshots,
 		"--templates=" + strings.Join(c.templates, ","),
@@ -108,6 +121,12 @@ func startServer(ctx context.Context, o options, cfg serverConfig) (*server, err
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.CommandContext(ctx, o.paddock, cfg.args(o, addr, state)...)
 	cmd.Stderr = os.Stderr
+	if cfg.stderr != nil {
+		cmd.Stderr = cfg.stderr
+	}
+	if cfg.shipped {
+		cmd.Env = withoutPaddockEnv(os.Environ())
+	}
 	// On cancellation the server gets SIGTERM and cleans up its sandboxes.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	if err := cmd.Start(); err != nil {
@@ -159,11 +178,13 @@ func (s *server) stop() error {
 
 // poolState is one template's entry in GET /v1/templates.
 type poolState struct {
-	Name string `json:"name"`
-	Pool struct {
-		Target int `json:"target"`
-		Ready  int `json:"ready"`
-		InUse  int `json:"in_use"`
+	Name     string `json:"name"`
+	Language string `json:"language"`
+	Pool     struct {
+		Target   int    `json:"target"`
+		Ready    int    `json:"ready"`
+		InUse    int    `json:"in_use"`
+		Snapshot string `json:"snapshot"`
 	} `json:"pool"`
 }
 
@@ -206,9 +227,31 @@ func (s *server) awaitFull(ctx context.Context, name string) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for the %s pool to fill: %w", name, ctx.Err())
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(s.pollInterval()):
 		}
 	}
+}
+
+// pollInterval is how often the bench polls the server's listing: well
+// under the shipped per-tenant request rate (20/s) on a server as
+// shipped, whose limit the measured runs share.
+func (s *server) pollInterval() time.Duration {
+	if s.cfg.shipped {
+		return 100 * time.Millisecond
+	}
+	return 20 * time.Millisecond
+}
+
+// withoutPaddockEnv is env less its PADDOCK_* variables, which would
+// change a server's defaults.
+func withoutPaddockEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PADDOCK_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func freePort() (int, error) {

@@ -21,6 +21,8 @@ type report struct {
 	MemoryNote string
 	// ServerMetrics are each server's paddock_pool_* samples at its end.
 	ServerMetrics map[string][]string
+	// Steady are the steady-state phase's points.
+	Steady []steadyPoint
 }
 
 // print writes the tables and the headline ratios.

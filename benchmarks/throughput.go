@@ -23,8 +23,14 @@ type throughput struct {
 	Concurrency int
 	Elapsed     time.Duration
 	Runs        int
-	// Busy counts answers that asked to come back later (429, 503).
-	Busy int
+	// Busy counts answers that asked to come back later (429, 503);
+	// BusyByStatus splits them by HTTP status.
+	Busy         int
+	BusyByStatus map[int]int `json:",omitempty"`
+	// Errors counts failed runs when the loop keeps going past them
+	// (measureLoop's keepGoing); FirstError is the first one's message.
+	Errors     int
+	FirstError string `json:",omitempty"`
 	// Starts counts the server's start kinds (pool, restore, cold).
 	Starts map[string]int
 	// Made counts the sandboxes the server made during the measurement,
@@ -49,7 +55,17 @@ type runFunc func(ctx context.Context) (start string, d time.Duration, err error
 // answer (errBusy) is counted and retried after a short pause; any other
 // error stops the measurement.
 func measureRate(ctx context.Context, conc int, dur time.Duration, once runFunc) (throughput, error) {
-	t := throughput{Concurrency: conc, Starts: map[string]int{}}
+	return measureLoop(ctx, conc, dur, false, once)
+}
+
+// measureLoop is the closed loop behind every rate of the bench: conc
+// clients, each starting its next run when its last one ends, until dur
+// has passed. A busy answer is counted and retried after the pause it
+// asks for (Retry-After, at most busyPauseMax; busyPause without one).
+// With keepGoing a failed run is counted too and the loop goes on;
+// without, the first one stops it and is returned.
+func measureLoop(ctx context.Context, conc int, dur time.Duration, keepGoing bool, once runFunc) (throughput, error) {
+	t := throughput{Concurrency: conc, Starts: map[string]int{}, BusyByStatus: map[int]int{}}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -64,14 +80,24 @@ func measureRate(ctx context.Context, conc int, dur time.Duration, once runFunc)
 				start, d, err := once(ctx)
 				mu.Lock()
 				var busy errBusy
+				pause := time.Duration(0)
 				switch {
 				case errors.As(err, &busy):
 					t.Busy++
+					t.BusyByStatus[busy.status]++
+					pause = busyPauseFor(busy)
+				case err != nil && ctx.Err() != nil:
+					// The bench is stopping: not the run's fault.
 				case err != nil:
+					t.Errors++
 					if firstErr == nil {
 						firstErr = err
+						t.FirstError = err.Error()
 					}
-					cancel()
+					if !keepGoing {
+						cancel()
+					}
+					pause = busyPause
 				default:
 					t.Runs++
 					t.Latencies = append(t.Latencies, d)
@@ -80,15 +106,33 @@ func measureRate(ctx context.Context, conc int, dur time.Duration, once runFunc)
 					}
 				}
 				mu.Unlock()
-				if busy.status != 0 {
-					_ = sleep(ctx, 20*time.Millisecond)
+				if pause > 0 {
+					_ = sleep(ctx, pause)
 				}
 			}
 		})
 	}
 	wg.Wait()
 	t.Elapsed = time.Since(begin)
+	if keepGoing {
+		return t, nil
+	}
 	return t, firstErr
+}
+
+// Pauses of a client after a busy answer or a failed run.
+const (
+	busyPause    = 20 * time.Millisecond
+	busyPauseMax = 5 * time.Second
+)
+
+// busyPauseFor is how long a client waits after a busy answer: its
+// Retry-After, capped, else busyPause.
+func busyPauseFor(b errBusy) time.Duration {
+	if b.retryAfter > 0 {
+		return min(b.retryAfter, busyPauseMax)
+	}
+	return busyPause
 }
 
 // paddockRate measures one-shot runs of l's trivial probe against s,

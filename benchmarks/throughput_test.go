@@ -14,7 +14,7 @@ func TestMeasureRate(t *testing.T) {
 		n := calls.Add(1)
 		time.Sleep(5 * time.Millisecond)
 		if n%4 == 0 {
-			return "", 0, errBusy{429}
+			return "", 0, errBusy{status: 429}
 		}
 		return "pool", 5 * time.Millisecond, nil
 	})

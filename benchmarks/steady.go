@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// The steady-state phase: a closed loop of one-shot runs against a server
+// started with the flags `make run` gives it, at several client counts per
+// template, each point beside raw `runsc run` + delete of the same
+// interpreter under the same limits, with the host CPU each run cost.
+
+// steadyPoint is one client count of one template on one target.
+type steadyPoint struct {
+	Template, Language string
+	Target             string // targetPaddock or targetRaw
+	Clients            int
+	T                  throughput
+	CPU                cpuUsage
+	// LoadBefore and LoadAfter are /proc/loadavg around the point: the
+	// machine is shared, and other work shows there.
+	LoadBefore, LoadAfter string
+}
+
+func (p steadyPoint) p50() time.Duration { return percentile(p.T.Latencies, 0.5) }
+
+// p99 is the point's p99, or its maximum below 100 runs (label says which).
+func (p steadyPoint) p99() (label string, d time.Duration) { return upper(p.T.Latencies) }
+
+// steadyCode is the stream's i-th program for language and what it prints.
+func steadyCode(language string, i int64) (code, want string, ok bool) {
+	switch language {
+	case "python":
+		return fmt.Sprintf("print(%d)", i), fmt.Sprintf("%d\n", i), true
+	case "node":
+		return fmt.Sprintf("console.log(%d)", i), fmt.Sprintf("%d\n", i), true
+	}
+	return "", "", false
+}
+
+// steadyTemplate is a template the server serves, as the phase needs it.
+type steadyTemplate struct {
+	name, language string
+	snapshot       string // the pool's snapshot state: off, building, ready, failed
+}
+
+// steadyPhase runs the phase and appends its points to rep.Steady.
+func steadyPhase(ctx context.Context, o options, rs *rawRuntimes, rep *report) (err error) {
+	logf, err := os.CreateTemp("", "paddock-bench-steady-server-*.log")
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	progress("steady: the server's log is %s", logf.Name())
+	s, err := startServer(ctx, o, serverConfig{name: "steady (as make run ships it)", shipped: true, stderr: logf})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	ts, err := s.steadyTemplates(ctx, o.steadyTemplates)
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		l, _ := langByName(t.language)
+		for _, c := range o.steadyClients {
+			if err := s.awaitSteady(ctx, t, l); err != nil {
+				return err
+			}
+			progress("steady: %s, %d clients, paddock for %s (load %s)", t.name, c, o.steadyDuration, loadavg())
+			p, err := s.steadyPoint(ctx, t, c, o.steadyDuration)
+			if err != nil {
+				return err
+			}
+			rep.Steady = append(rep.Steady, p)
+			progress("steady: %s", p.summary())
+			if !o.steadyRaw {
+				continue
+			}
+			rt, err := rs.get(t.name)
+			if err != nil {
+				return err
+			}
+			// The refills the Paddock point left behind finish first.
+			if err := s.awaitSteady(ctx, t, l); err != nil {
+				return err
+			}
+			progress("steady: %s, %d clients, raw runsc for %s (load %s)", t.name, c, o.steadyDuration, loadavg())
+			rp, err := rawSteadyPoint(ctx, rt, t, l, c, o.steadyDuration)
+			if err != nil {
+				return err
+			}
+			rep.Steady = append(rep.Steady, rp)
+			progress("steady: %s", rp.summary())
+		}
+	}
+	return nil
+}
+
+// steadyTemplates lists the templates the server serves, in name order,
+// keeping only those in want when want is not empty. Each must have a
+// language the phase can write a stream for.
+func (s *server) steadyTemplates(ctx context.Context, want []string) ([]steadyTemplate, error) {
+	ps, err := s.pools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []steadyTemplate
+	for name, p := range ps {
+		if len(want) > 0 && !slices.Contains(want, name) {
+			continue
+		}
+		if _, _, ok := steadyCode(p.Language, 0); !ok {
+			return nil, fmt.Errorf("template %s: no steady stream for language %q", name, p.Language)
+		}
+		if _, ok := langByName(p.Language); !ok {
+			return nil, fmt.Errorf("template %s: unknown language %q", name, p.Language)
+		}
+		out = append(out, steadyTemplate{name: name, language: p.Language, snapshot: p.Pool.Snapshot})
+	}
+	for _, w := range want {
+		if _, ok := ps[w]; !ok {
+			return nil, fmt.Errorf("--steady-templates: the server does not serve %q", w)
+		}
+	}
+	slices.SortFunc(out, func(a, b steadyTemplate) int { return strings.Compare(a.name, b.name) })
+	return out, nil
+}
+
+// awaitSteady waits until t's pool is full, of restored sandboxes when t
+// is snapshotted, so that each point starts from the same state.
+func (s *server) awaitSteady(ctx context.Context, t steadyTemplate, l lang) error {
+	if t.snapshot == "off" {
+		return s.awaitFull(ctx, t.name)
+	}
+	l.name = t.name
+	return s.awaitRestoredPool(ctx, l, restoreTimeout)
+}
+
+// steadyPoint keeps clients one-shot runs of t's stream going for dur.
+func (s *server) steadyPoint(ctx context.Context, t steadyTemplate, clients int, dur time.Duration) (steadyPoint, error) {
+	p := steadyPoint{Template: t.name, Language: t.language, Target: targetPaddock, Clients: clients, LoadBefore: loadavg()}
+	var next atomic.Int64
+	m := startCPUMeter(cpuSources{serverPID: s.cmd.Process.Pid, sandboxes: s.ownSandbox})
+	tp, err := measureLoop(ctx, clients, dur, true, func(ctx context.Context) (string, time.Duration, error) {
+		code, want, _ := steadyCode(t.language, next.Add(1))
+		resp, d, err := s.runOnce(ctx, t.name, code)
+		if err != nil {
+			return "", d, err
+		}
+		if resp.Reason != "ok" || resp.Stdout != want {
+			return "", d, fmt.Errorf("%s: reason %q, stdout %q, want %q", t.name, resp.Reason, resp.Stdout, want)
+		}
+		return resp.startKind(), d, nil
+	})
+	p.CPU = m.stop()
+	p.LoadAfter = loadavg()
+	tp.Lang, tp.Target = t.name, targetPaddock
+	p.T = tp
+	return p, errors.Join(err, ctx.Err())
+}
+
+// ownSandbox says whether the sandbox cgroup id is one of s's: its bundle
+// is in s's state directory.
+func (s *server) ownSandbox(id string) bool {
+	_, err := os.Stat(s.state + "/bundles/" + id + "/config.json")
+	return err == nil
+}
+
+// rawSteadyPoint keeps clients raw `runsc run` + delete of t's stream
+// going for dur, under t's limits.
+func rawSteadyPoint(ctx context.Context, rt *rawRuntime, t steadyTemplate, l lang, clients int, dur time.Duration) (steadyPoint, error) {
+	p := steadyPoint{Template: t.name, Language: t.language, Target: targetRaw, Clients: clients, LoadBefore: loadavg()}
+	var next atomic.Int64
+	m := startCPUMeter(cpuSources{children: true})
+	tp, err := measureLoop(ctx, clients, dur, true, func(ctx context.Context) (string, time.Duration, error) {
+		code, want, _ := steadyCode(t.language, next.Add(1))
+		res, err := rt.run(ctx, append(append([]string(nil), l.inSandbox...), code))
+		if err == nil && res.Stdout != want {
+			err = fmt.Errorf("raw %s: stdout %q, want %q", t.name, res.Stdout, want)
+		}
+		return "", res.Total, err
+	})
+	p.CPU = m.stop()
+	p.LoadAfter = loadavg()
+	tp.Lang, tp.Target = t.name, targetRaw
+	p.T = tp
+	return p, errors.Join(err, ctx.Err())
+}
+
+// loadavg is the first three fields of /proc/loadavg, or "?".
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// steadyThroughput is what the phase measured as the throughput rows the
+// headlines read: the points at clients of the templates named like their
+// language.
+func steadyThroughput(points []steadyPoint, clients int) []throughput {
+	var out []throughput
+	for _, p := range points {
+		if p.Clients == clients && p.Template == p.Language {
+			out = append(out, p.T)
+		}
+	}
+	return out
+}

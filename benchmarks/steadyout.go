@@ -1,0 +1,255 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// The DESIGN targets the steady phase checks.
+const (
+	targetRawRatio  = 2.0 // Paddock runs/s ≥ 2× raw runsc run + delete at the same clients
+	targetCPUPerRun = 0.3 // ≤ 0.3 host CPU-seconds per run
+	targetPeakShare = 0.9 // runs/s at 16 clients ≥ 0.9× the template's own peak
+	peakClients     = 16
+)
+
+// steadyVerdict is a point's comparison with raw and the targets.
+type steadyVerdict struct {
+	Template       string
+	Clients        int
+	Paddock, Raw   *steadyPoint
+	RawRatio       float64 // Paddock ÷ raw runs/s; 0 without raw
+	CPUPerRun      float64 // Paddock's machine CPU-s per run
+	PeakShare      float64 // runs/s ÷ the template's peak; only at peakClients
+	MeetsRaw       bool
+	MeetsCPU       bool
+	MeetsPeak      bool
+	HasRaw, AtPeak bool
+}
+
+// steadyVerdicts pairs each Paddock point with the raw point of the same
+// template and clients, and checks the targets.
+func steadyVerdicts(points []steadyPoint) []steadyVerdict {
+	peak := map[string]float64{}
+	for _, p := range points {
+		if p.Target == targetPaddock {
+			peak[p.Template] = max(peak[p.Template], p.T.rate())
+		}
+	}
+	var out []steadyVerdict
+	for i := range points {
+		p := &points[i]
+		if p.Target != targetPaddock {
+			continue
+		}
+		v := steadyVerdict{Template: p.Template, Clients: p.Clients, Paddock: p}
+		v.CPUPerRun = p.CPU.machinePerRun(p.T.Runs)
+		v.MeetsCPU = p.T.Runs > 0 && v.CPUPerRun <= targetCPUPerRun
+		for j := range points {
+			r := &points[j]
+			if r.Target == targetRaw && r.Template == p.Template && r.Clients == p.Clients {
+				v.Raw, v.HasRaw = r, true
+				if r.T.rate() > 0 {
+					v.RawRatio = p.T.rate() / r.T.rate()
+				}
+				v.MeetsRaw = v.RawRatio >= targetRawRatio
+			}
+		}
+		if p.Clients == peakClients && peak[p.Template] > 0 {
+			v.AtPeak = true
+			v.PeakShare = p.T.rate() / peak[p.Template]
+			v.MeetsPeak = v.PeakShare >= targetPeakShare
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func meets(ok bool) string {
+	if ok {
+		return "meets"
+	}
+	return "misses"
+}
+
+func (p steadyPoint) summary() string {
+	label, up := p.p99()
+	return fmt.Sprintf("%s %s %d clients: %.2f runs/s, p50 %s, %s %s, %d ok, %d busy, %d errors, %.2f CPU-s/run (machine), %.2f (attributed), load %s → %s",
+		p.Template, p.Target, p.Clients, p.T.rate(), secs(p.p50()), label, secs(up), p.T.Runs, p.T.Busy, p.T.Errors,
+		p.CPU.machinePerRun(p.T.Runs), p.CPU.attributedPerRun(p.Target, p.T.Runs), p.LoadBefore, p.LoadAfter)
+}
+
+// printSteady writes the points and the verdicts as tables.
+func printSteady(w io.Writer, points []steadyPoint) {
+	if len(points) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\n== steady state: closed-loop one-shot `print(i)` stream, server as `make run` ships it, beside raw `runsc run` + delete (same limits) ==")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "template\ttarget\tclients\tsecs\truns/s\tp50\tp99\tok\t429\t503\terrors\tCPU-s/run machine\tCPU-s/run attributed\tload before\tload after\t")
+	for _, p := range points {
+		label, up := p.p99()
+		p99 := secs(up)
+		if label != "p99" {
+			p99 += " (max)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.2f\t%s\t%s\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t\n",
+			p.Template, shortTarget(p.Target), p.Clients, p.T.Elapsed.Seconds(), p.T.rate(), secs(p.p50()), p99,
+			p.T.Runs, p.T.BusyByStatus[429], p.T.BusyByStatus[503], p.T.Errors,
+			p.CPU.machinePerRun(p.T.Runs), p.CPU.attributedPerRun(p.Target, p.T.Runs), p.LoadBefore, p.LoadAfter)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "CPU-s/run machine: /proc/stat busy time of all CPUs over the point less the bench's own (RUSAGE_SELF), ÷ runs; includes other work on a shared machine (see load).")
+	fmt.Fprintln(w, "CPU-s/run attributed: paddock = server process + reaped children (/proc/pid/stat) + its sandbox cgroups' cpuacct (polled every 100 ms: a lower bound); raw = the bench's reaped runsc processes (RUSAGE_CHILDREN).")
+	for _, p := range points {
+		if p.T.FirstError != "" {
+			fmt.Fprintf(w, "first error, %s %s %d clients: %s\n", p.Template, shortTarget(p.Target), p.Clients, p.T.FirstError)
+		}
+	}
+
+	fmt.Fprintln(w, "\n== steady state against the targets (DESIGN: ≥ 2× raw, ≤ 0.3 host CPU-s per run, ≥ 0.9× own peak at 16 clients) ==")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "template\tclients\tpaddock runs/s\traw runs/s\tpaddock ÷ raw\t≥ 2× raw\tp50 ÷ raw p50\tCPU-s/run\t≤ 0.3\t÷ own peak\t≥ 0.9× peak\t")
+	for _, v := range steadyVerdicts(points) {
+		raw, ratio, rawOK, latRatio := "-", "-", "-", "-"
+		if v.HasRaw {
+			raw = fmt.Sprintf("%.2f", v.Raw.T.rate())
+			ratio = fmt.Sprintf("%.2f×", v.RawRatio)
+			rawOK = meets(v.MeetsRaw)
+			if r, ok := ratio2(v.Paddock.p50().Seconds(), v.Raw.p50().Seconds()); ok {
+				latRatio = fmt.Sprintf("%.2f×", r)
+			}
+		}
+		share, peakOK := "-", "-"
+		if v.AtPeak {
+			share, peakOK = fmt.Sprintf("%.2f", v.PeakShare), meets(v.MeetsPeak)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t\n", v.Template, v.Clients, v.Paddock.T.rate(), raw, ratio, rawOK,
+			latRatio, v.CPUPerRun, meets(v.MeetsCPU), share, peakOK)
+	}
+	tw.Flush()
+}
+
+func ratio2(a, b float64) (float64, bool) {
+	if a <= 0 || b <= 0 {
+		return 0, false
+	}
+	return a / b, true
+}
+
+func shortTarget(t string) string {
+	if t == targetRaw {
+		return "raw"
+	}
+	return "paddock"
+}
+
+func secs(d interface{ Seconds() float64 }) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) + " s"
+}
+
+var steadyCSVHeader = []string{"template", "language", "target", "clients", "elapsed_s", "runs", "runs_per_s", "p50_s", "p99_s", "p99_is_max",
+	"busy_429", "busy_503", "errors", "cpu_machine_s", "cpu_bench_s", "cpu_children_s", "cpu_server_s", "cpu_sandboxes_s",
+	"cpu_s_per_run_machine", "cpu_s_per_run_attributed", "load_before", "load_after", "paddock_over_raw", "meets_2x_raw",
+	"meets_cpu_0.3", "share_of_peak", "meets_0.9_peak"}
+
+// writeSteadyCSV writes one row per point; the target columns are filled
+// on Paddock's rows.
+func writeSteadyCSV(w io.Writer, points []steadyPoint) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(steadyCSVHeader)
+	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	vs := steadyVerdicts(points)
+	for _, p := range points {
+		label, up := p.p99()
+		rec := []string{p.Template, p.Language, shortTarget(p.Target), strconv.Itoa(p.Clients), num(p.T.Elapsed.Seconds()),
+			strconv.Itoa(p.T.Runs), num(p.T.rate()), num(p.p50().Seconds()), num(up.Seconds()), strconv.FormatBool(label != "p99"),
+			strconv.Itoa(p.T.BusyByStatus[429]), strconv.Itoa(p.T.BusyByStatus[503]), strconv.Itoa(p.T.Errors),
+			num(p.CPU.Machine), num(p.CPU.Bench), num(p.CPU.Children), num(p.CPU.Server), num(p.CPU.Sandboxes),
+			num(p.CPU.machinePerRun(p.T.Runs)), num(p.CPU.attributedPerRun(p.Target, p.T.Runs)), p.LoadBefore, p.LoadAfter,
+			"", "", "", "", ""}
+		for _, v := range vs {
+			if p.Target != targetPaddock || v.Template != p.Template || v.Clients != p.Clients {
+				continue
+			}
+			if v.HasRaw {
+				rec[22], rec[23] = num(v.RawRatio), strconv.FormatBool(v.MeetsRaw)
+			}
+			rec[24] = strconv.FormatBool(v.MeetsCPU)
+			if v.AtPeak {
+				rec[25], rec[26] = num(v.PeakShare), strconv.FormatBool(v.MeetsPeak)
+			}
+		}
+		_ = cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// steadyTitle names the chart.
+func steadyTitle(started string, points []steadyPoint) string {
+	var ts []string
+	for _, p := range points {
+		if !slices.Contains(ts, p.Template) {
+			ts = append(ts, p.Template)
+		}
+	}
+	return fmt.Sprintf("Paddock steady state, %s: %s", started, strings.Join(ts, ", "))
+}
+
+// jsonSteadyPoint is a steady point in the JSON report, every latency
+// included.
+type jsonSteadyPoint struct {
+	Template            string         `json:"template"`
+	Language            string         `json:"language"`
+	Target              string         `json:"target"`
+	Clients             int            `json:"clients"`
+	ElapsedS            float64        `json:"elapsed_s"`
+	Runs                int            `json:"runs"`
+	RunsPerS            float64        `json:"runs_per_s"`
+	P50MS               float64        `json:"p50_ms"`
+	P99MS               float64        `json:"p99_ms"`
+	P99IsMax            bool           `json:"p99_is_max,omitempty"`
+	Busy                map[int]int    `json:"busy_by_status,omitempty"`
+	Errors              int            `json:"errors"`
+	FirstError          string         `json:"first_error,omitempty"`
+	Starts              map[string]int `json:"starts,omitempty"`
+	CPU                 jsonCPU        `json:"cpu_s"`
+	CPUPerRunMachine    float64        `json:"cpu_s_per_run_machine"`
+	CPUPerRunAttributed float64        `json:"cpu_s_per_run_attributed"`
+	LoadBefore          string         `json:"load_before"`
+	LoadAfter           string         `json:"load_after"`
+	LatenciesMS         []float64      `json:"latencies_ms"`
+}
+
+type jsonCPU struct {
+	Machine   float64 `json:"machine"`
+	Bench     float64 `json:"bench"`
+	Children  float64 `json:"children"`
+	Server    float64 `json:"server"`
+	Sandboxes float64 `json:"sandboxes"`
+	Wall      float64 `json:"wall"`
+}
+
+func jsonSteady(points []steadyPoint) []jsonSteadyPoint {
+	var out []jsonSteadyPoint
+	for _, p := range points {
+		label, up := p.p99()
+		j := jsonSteadyPoint{Template: p.Template, Language: p.Language, Target: shortTarget(p.Target), Clients: p.Clients,
+			ElapsedS: p.T.Elapsed.Seconds(), Runs: p.T.Runs, RunsPerS: p.T.rate(), P50MS: msOf(p.p50()), P99MS: msOf(up),
+			P99IsMax: label != "p99", Busy: p.T.BusyByStatus, Errors: p.T.Errors, FirstError: p.T.FirstError, Starts: p.T.Starts,
+			CPU:              jsonCPU(p.CPU),
+			CPUPerRunMachine: p.CPU.machinePerRun(p.T.Runs), CPUPerRunAttributed: p.CPU.attributedPerRun(p.Target, p.T.Runs),
+			LoadBefore: p.LoadBefore, LoadAfter: p.LoadAfter, LatenciesMS: []float64{}}
+		for _, d := range p.T.Latencies {
+			j.LatenciesMS = append(j.LatenciesMS, msOf(d))
+		}
+		out = append(out, j)
+	}
+	return out
+}
