@@ -197,6 +197,11 @@ func TestMeasureLoopKeepsGoing(t *testing.T) {
 		tp.Starts["restore"] != 2 || !slices.Equal(tp.Latencies, []time.Duration{3 * time.Millisecond, 4 * time.Millisecond}) {
 		t.Errorf("calls %d, throughput %+v", calls, tp)
 	}
+	// The run after the 503 cost its client the pause the 503 asked for;
+	// the failed run's attempt is not counted in it.
+	if len(tp.Waited) != 2 || tp.Waited[0] < busyPause {
+		t.Errorf("waited %v, want 2 with the first ≥ %v", tp.Waited, busyPause)
+	}
 }
 
 func TestRetryAfter(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
 // The DESIGN targets the steady phase checks.
@@ -91,19 +92,22 @@ func printSteady(w io.Writer, points []steadyPoint) {
 	}
 	fmt.Fprintln(w, "\n== steady state: closed-loop one-shot `print(i)` stream, server as `make run` ships it, beside raw `runsc run` + delete (same limits) ==")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "template\ttarget\tclients\tsecs\truns/s\tp50\tp99\tok\t429\t503\terrors\tCPU-s/run machine\tCPU-s/run attributed\tload before\tload after\t")
+	fmt.Fprintln(tw, "template\ttarget\tclients\tsecs\truns/s\tp50\tp99\tp50 waited\tp99 waited\tok\t429\t503\terrors\tCPU-s/run machine\tCPU-s/run attributed\tload before\tload after\t")
 	for _, p := range points {
-		label, up := p.p99()
-		p99 := secs(up)
-		if label != "p99" {
-			p99 += " (max)"
+		upperText := func(label string, d time.Duration) string {
+			if label != "p99" {
+				return secs(d) + " (max)"
+			}
+			return secs(d)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.2f\t%s\t%s\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t\n",
-			p.Template, shortTarget(p.Target), p.Clients, p.T.Elapsed.Seconds(), p.T.rate(), secs(p.p50()), p99,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t\n",
+			p.Template, shortTarget(p.Target), p.Clients, p.T.Elapsed.Seconds(), p.T.rate(), secs(p.p50()), upperText(p.p99()),
+			secs(p.waitedP50()), upperText(p.waitedP99()),
 			p.T.Runs, p.T.BusyByStatus[429], p.T.BusyByStatus[503], p.T.Errors,
 			p.CPU.machinePerRun(p.T.Runs), p.CPU.attributedPerRun(p.Target, p.T.Runs), p.LoadBefore, p.LoadAfter)
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "p50/p99: each answered request; waited: what each run cost its client from its first attempt, through 429/503 answers and the Retry-After pauses they asked for.")
 	fmt.Fprintln(w, "CPU-s/run machine: /proc/stat busy time of all CPUs over the point less the bench's own (RUSAGE_SELF), ÷ runs; includes other work on a shared machine (see load).")
 	fmt.Fprintln(w, "CPU-s/run attributed: paddock = server process + reaped children (/proc/pid/stat) + its sandbox cgroups' cpuacct (polled every 100 ms: a lower bound); raw = the bench's reaped runsc processes (RUSAGE_CHILDREN).")
 	for _, p := range points {
@@ -156,7 +160,7 @@ func secs(d interface{ Seconds() float64 }) string {
 var steadyCSVHeader = []string{"template", "language", "target", "clients", "elapsed_s", "runs", "runs_per_s", "p50_s", "p99_s", "p99_is_max",
 	"busy_429", "busy_503", "errors", "cpu_machine_s", "cpu_bench_s", "cpu_children_s", "cpu_server_s", "cpu_sandboxes_s",
 	"cpu_s_per_run_machine", "cpu_s_per_run_attributed", "load_before", "load_after", "paddock_over_raw", "meets_2x_raw",
-	"meets_cpu_0.3", "share_of_peak", "meets_0.9_peak"}
+	"meets_cpu_0.3", "share_of_peak", "meets_0.9_peak", "waited_p50_s", "waited_p99_s"}
 
 // writeSteadyCSV writes one row per point; the target columns are filled
 // on Paddock's rows.
@@ -173,6 +177,8 @@ func writeSteadyCSV(w io.Writer, points []steadyPoint) error {
 			num(p.CPU.Machine), num(p.CPU.Bench), num(p.CPU.Children), num(p.CPU.Server), num(p.CPU.Sandboxes),
 			num(p.CPU.machinePerRun(p.T.Runs)), num(p.CPU.attributedPerRun(p.Target, p.T.Runs)), p.LoadBefore, p.LoadAfter,
 			"", "", "", "", ""}
+		_, waited99 := p.waitedP99()
+		rec = append(rec, num(p.waitedP50().Seconds()), num(waited99.Seconds()))
 		for _, v := range vs {
 			if p.Target != targetPaddock || v.Template != p.Template || v.Clients != p.Clients {
 				continue

@@ -37,6 +37,10 @@ type throughput struct {
 	// by how (restore, cold), pool refills included.
 	Made      map[string]int
 	Latencies []time.Duration
+	// Waited is what each answered run cost its client: from its first
+	// attempt, through any busy answers and the pauses they asked for,
+	// to its answer. It equals Latencies when nothing was busy.
+	Waited []time.Duration
 }
 
 // rate is the completed runs per second.
@@ -76,7 +80,11 @@ func measureLoop(ctx context.Context, conc int, dur time.Duration, keepGoing boo
 	begin := time.Now()
 	for range conc {
 		wg.Go(func() {
+			var first time.Time // the current run's first attempt
 			for time.Since(begin) < dur && ctx.Err() == nil {
+				if first.IsZero() {
+					first = time.Now()
+				}
 				start, d, err := once(ctx)
 				mu.Lock()
 				var busy errBusy
@@ -89,6 +97,7 @@ func measureLoop(ctx context.Context, conc int, dur time.Duration, keepGoing boo
 				case err != nil && ctx.Err() != nil:
 					// The bench is stopping: not the run's fault.
 				case err != nil:
+					first = time.Time{}
 					t.Errors++
 					if firstErr == nil {
 						firstErr = err
@@ -101,6 +110,8 @@ func measureLoop(ctx context.Context, conc int, dur time.Duration, keepGoing boo
 				default:
 					t.Runs++
 					t.Latencies = append(t.Latencies, d)
+					t.Waited = append(t.Waited, time.Since(first))
+					first = time.Time{}
 					if start != "" {
 						t.Starts[start]++
 					}
