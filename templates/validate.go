@@ -69,6 +69,9 @@ func (t Template) Validate() error {
 			bad("version command %q has no argv", name)
 		}
 	}
+	if len(t.WarmImports) > 0 && t.Language != "python" {
+		bad("warm_imports are read from Python import statements: language %q may not have them", t.Language)
+	}
 	for i, m := range t.WarmImports {
 		switch {
 		case !moduleRE.MatchString(m):

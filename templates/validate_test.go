@@ -42,6 +42,7 @@ func TestValidate(t *testing.T) {
 		}},
 		{name: "dotted warm import", change: func(t *Template) { t.WarmImports = []string{"matplotlib.pyplot"} }, want: `warm import "matplotlib.pyplot" is not a top-level module name`},
 		{name: "duplicate warm import", change: func(t *Template) { t.WarmImports = []string{"numpy", "numpy"} }, want: `warm import "numpy" listed twice`},
+		{name: "warm imports of node", change: func(t *Template) { t.Language = "node"; t.WarmImports = []string{"fs"} }, want: `language "node" may not have them`},
 		{name: "unknown default", change: func(t *Template) { t.DefaultFor = []string{"cells"} }, want: `default_for "cells" is not "runs" or "sessions"`},
 		{name: "duplicate default", change: func(t *Template) { t.DefaultFor = []string{"runs", "runs"} }, want: `default_for "runs" listed twice`},
 		{name: "negative pool", change: func(t *Template) { t.PoolSize = -1 }, want: "pool_size -1"},
