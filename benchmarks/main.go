@@ -40,6 +40,8 @@ type options struct {
 	jupyterN                int    // Jupyter cell round trips per stack (0: none)
 	clients                 string // doors/clients, with its npm packages installed
 	jupyterOnly             bool   // run only the Jupyter phase
+	slimOnly                bool   // run only the python-slim / python comparison
+	slimN                   int    // print(1) samples per template and mode of the python-slim / python comparison (0: none)
 
 	flags map[string]any // every flag's value, for the JSON
 }
@@ -70,12 +72,15 @@ func main() {
 	flag.BoolVar(&o.runc, "runc", true, "also measure the runc runtime (cold, warm, sessions, idle memory, throughput) for the gVisor ÷ runc headlines")
 	flag.IntVar(&o.jupyterN, "jupyter", 200, "Jupyter cell round trips (`x + 1` through @jupyterlab/services) against Paddock and against native Jupyter Server + ipykernel, stock and with TCP_NODELAY (0: none)")
 	flag.BoolVar(&o.jupyterOnly, "jupyter-only", false, "run only the Jupyter cell round trips")
+	flag.IntVar(&o.slimN, "slim", 20, "print(1) samples per template, warm and restored, alternating python-slim and python on one server, with their idle memory and snapshot sizes (0: skip)")
+	slimOnly := flag.Bool("slim-only", false, "run only the python-slim / python comparison")
 	flag.StringVar(&o.clients, "clients", "doors/clients", "the door clients' directory, npm packages installed (make clients)")
 	flag.StringVar(&o.jsonOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
 	flag.StringVar(&o.csvOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
 	flag.StringVar(&o.pngOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")
 	flag.Parse()
 	o.tpLangs = splitList(*tpLangs)
+	o.slimOnly = *slimOnly
 	o.flags = map[string]any{}
 	flag.VisitAll(func(f *flag.Flag) { o.flags[f.Name] = f.Value.String() })
 
@@ -153,6 +158,13 @@ func run(ctx context.Context, o options) error {
 			}
 		}
 	}
+	if o.slimOnly {
+		phase = func(name string, f func() error) {
+			if strings.HasPrefix(name, "python-slim") {
+				all(name, f)
+			}
+		}
+	}
 	phase("native baselines (the templates' interpreters from their root filesystems, then the host's)", func() error { return nativePhase(ctx, o, &rep) })
 	phase("raw runsc baselines (Paddock's limits, delete included)", func() error { return rawPhase(ctx, rs, o, &rep) })
 	phase(fmt.Sprintf("pooled server (pool %d, snapshots on): warm idle and busy, sessions, memory", o.pool), func() error { return pooledPhase(ctx, o, cg, &rep) })
@@ -169,6 +181,9 @@ func run(ctx context.Context, o options) error {
 	phase("cold starts (pool 0, snapshots off)", func() error { return coldPhase(ctx, o, &rep) })
 	if o.memCold {
 		phase("memory of cold-started pooled python sandboxes (snapshots off)", func() error { return coldMemoryPhase(ctx, o, cg, &rep) })
+	}
+	if o.slimN > 0 {
+		phase("python-slim beside python: warm and restored print(1), idle memory, snapshot sizes", func() error { return slimPhase(ctx, o, cg, &rep) })
 	}
 	phase("raw runsc rates (restore and run, delete included)", func() error { return rawRatePhase(ctx, rs, o, &rep) })
 	if o.runc {
