@@ -130,6 +130,13 @@ func TestEnsureBuildsOnce(t *testing.T) {
 	if _, err := b.Ensure(t.Context(), tmpl); err != nil || countRuns(t, runs) != 1 {
 		t.Errorf("second Ensure = %v after %d runs, want the cached image", err, countRuns(t, runs))
 	}
+	// A template of another name with the same packages (python-slim
+	// beside python) gets the same image, not a build of its own.
+	twin := tmpl
+	twin.Name, twin.Warmup = "tiny-twin", "require('zlib')"
+	if img, err := b.Ensure(t.Context(), twin); err != nil || img.Path != want || countRuns(t, runs) != 1 {
+		t.Errorf("Ensure(twin) = %q, %v after %d runs, want %q and no build", img.Path, err, countRuns(t, runs), want)
+	}
 	if got, want := cacheEntries(t, b.CacheDir), []string{"node-566e15d26358dcc0", "node-566e15d26358dcc0.lock"}; !slices.Equal(got, want) {
 		t.Errorf("cache holds %v, want %v", got, want)
 	}
