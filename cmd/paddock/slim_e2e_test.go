@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"testing"
@@ -46,7 +47,9 @@ func statsOf(e *e2e, template string) pool.Stats {
 // name python-slim; and both templates' pools are filled from their own
 // snapshots whose clones never repeat each other's random numbers.
 func TestE2ESlimTemplate(t *testing.T) {
-	e := newE2EWith(t, "--templates=node,python,python-slim")
+	// A snapshot directory of its own: servers of other checkouts sharing
+	// the cache's prune the images they do not use.
+	e := newE2EWith(t, "--templates=node,python,python-slim", "--snapshot-dir="+t.TempDir())
 	// Safety net only: a snapshot build is a cold start plus a checkpoint,
 	// seconds here; the pandas-ready one imports pandas first.
 	deadline := time.Now().Add(5 * time.Minute)
@@ -83,6 +86,28 @@ func TestE2ESlimTemplate(t *testing.T) {
 					t.Errorf("run %v went to %q and printed %q, want %q and %q", tt.body, r.Template, r.Stdout, tt.template, tt.stdout)
 				}
 			})
+		}
+	})
+
+	t.Run("templates say the rule", func(t *testing.T) {
+		status, raw := e.do(t, http.MethodGet, "/v1/templates", nil, "")
+		var list struct {
+			Templates []struct {
+				Name        string   `json:"name"`
+				WarmImports []string `json:"warm_imports"`
+				DefaultFor  []string `json:"default_for"`
+			} `json:"templates"`
+		}
+		if status != http.StatusOK || json.Unmarshal(raw, &list) != nil {
+			t.Fatalf("GET /v1/templates: HTTP %d %s", status, raw)
+		}
+		got := map[string]string{}
+		for _, tm := range list.Templates {
+			got[tm.Name] = fmt.Sprintf("%v %v", tm.WarmImports, tm.DefaultFor)
+		}
+		want := map[string]string{"node": "[] []", "python": "[matplotlib numpy pandas scipy seaborn] [sessions]", "python-slim": "[] [runs]"}
+		if !maps.Equal(got, want) {
+			t.Errorf("templates' warm imports and defaults = %v, want %v", got, want)
 		}
 	})
 
