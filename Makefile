@@ -96,7 +96,7 @@ install-system: build runsc ## install the binaries, runsc and deploy/paddock.se
 	@echo "installed; start it with: systemctl daemon-reload && systemctl enable --now paddock"
 
 .PHONY: run
-run: install ## serve the API on $(LISTEN) with the python and node pools warm
+run: install ## serve the API on $(LISTEN) with the python, python-slim and node pools warm
 	$(BIN)/paddock serve --listen=$(LISTEN) --cache-dir=$(PADDOCK_CACHE) --state-dir=$(PADDOCK_STATE) --runsc=$(RUNSC) --agent=$(BIN)/paddock-agent
 
 .PHONY: doctor

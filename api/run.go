@@ -27,7 +27,8 @@ type runResponse struct {
 	Warm            bool           `json:"warm"`
 	Start           pool.StartKind `json:"start"`
 	SandboxID       string         `json:"sandbox_id"`
-	Runtime         string         `json:"runtime,omitempty"` // what isolated the run: runsc or runc
+	Template        string         `json:"template,omitempty"` // the template the run went to
+	Runtime         string         `json:"runtime,omitempty"`  // what isolated the run: runsc or runc
 	Timing          timingResponse `json:"timing"`
 }
 
@@ -82,7 +83,7 @@ func (s *server) run(c *gin.Context) {
 		return
 	}
 	resp := newRunResponse(res.Outcome)
-	resp.Runtime = res.Runtime
+	resp.Template, resp.Runtime = res.Template, res.Runtime
 	s.writeRun(c, rj, resp)
 }
 

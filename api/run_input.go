@@ -23,6 +23,7 @@ type limitsRequest struct {
 func (s *server) toRunInput(req runRequest) (core.RunInput, error) {
 	in := core.RunInput{
 		Language:       req.Language,
+		Template:       req.Template,
 		Args:           req.Args,
 		Env:            req.Env,
 		Timeout:        core.Scaled(req.TimeoutMS, time.Millisecond),
@@ -30,7 +31,7 @@ func (s *server) toRunInput(req runRequest) (core.RunInput, error) {
 		Limits:         toLimits(req.Limits),
 	}
 	if req.Code == nil {
-		if _, err := s.core.Template(req.Language); err != nil {
+		if _, err := s.core.TemplateOf(req.Language, req.Template); err != nil {
 			return in, err
 		}
 		return in, invalid("invalid_request", "code is required")

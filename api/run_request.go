@@ -14,6 +14,7 @@ import (
 // runRequest is the body of POST /v1/run.
 type runRequest struct {
 	Language       string            `json:"language"`
+	Template       string            `json:"template"`
 	Code           *string           `json:"code"`
 	Files          []fileRequest     `json:"files"`
 	Stdin          string            `json:"stdin"`

@@ -43,6 +43,7 @@ func TestRunHappyPath(t *testing.T) {
 		"warm":             true,
 		"start":            "pool",
 		"sandbox_id":       "fake-0001",
+		"template":         "python",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("response = %v\nwant       %v", got, want)

@@ -3,6 +3,7 @@ package api
 // createSessionRequest is the body of POST /v1/sessions.
 type createSessionRequest struct {
 	Language string            `json:"language"`
+	Template string            `json:"template"`
 	TTLS     int64             `json:"ttl_s"`
 	Env      map[string]string `json:"env"`
 	Limits   *limitsRequest    `json:"limits"`

@@ -84,11 +84,12 @@ func (s *server) createSession(c *gin.Context) {
 		s.writeError(c, err)
 		return
 	}
-	if t, err := s.core.Template(req.Language); err == nil {
+	if t, err := s.core.TemplateOf(req.Language, req.Template); err == nil {
 		c.Set(keyTemplate, t.Name)
 	}
 	sess, err := s.core.CreateSession(c.Request.Context(), caller(c), core.SessionInput{
 		Language: req.Language,
+		Template: req.Template,
 		TTL:      core.Scaled(req.TTLS, time.Second),
 		Env:      req.Env,
 		Limits:   toLimits(req.Limits),

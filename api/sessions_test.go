@@ -81,6 +81,8 @@ func TestCreateSessionValidation(t *testing.T) {
 		{"unknown field", `{"language":"python","lang":"x"}`, `{"code":"unknown_field","message":"unknown field \"lang\""}`},
 		{"missing language", `{}`, `{"code":"invalid_request","message":"language is required (one of: node, python)"}`},
 		{"unknown language", `{"language":"ruby"}`, `{"code":"unknown_language","message":"unknown language \"ruby\" (known: node, python)"}`},
+		{"unknown template", `{"template":"python-huge"}`, `{"code":"unknown_template","message":"unknown template \"python-huge\" (known: node, python)"}`},
+		{"template of another language", `{"language":"node","template":"python"}`, `{"code":"template_language","message":"template \"python\" runs python, not node"}`},
 		{"negative ttl", `{"language":"python","ttl_s":-1}`, `{"code":"invalid_request","message":"ttl_s must be between 1 and 3600, or 0 for the default (60); got -1"}`},
 		{"ttl over max", `{"language":"python","ttl_s":3601}`, `{"code":"invalid_request","message":"ttl_s must be between 1 and 3600, or 0 for the default (60); got 3601"}`},
 		{"ttl not an integer", `{"language":"python","ttl_s":1.5}`, `{"code":"invalid_json","message":"field \"ttl_s\" must be an integer, got number 1.5"}`},

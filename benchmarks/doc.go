@@ -24,6 +24,9 @@
 //     memory cgroups (v1 or v2, whichever the host has), grouped by how
 //     each sandbox was made (its runsc state says whether it was
 //     restored).
+//   - python-slim beside python (slim.go, --slim): warm and restored
+//     print(1) alternating between the two templates on one server, their
+//     idle memory by template and their snapshot sizes.
 //
 // The baselines: the native rows run the template's own interpreter and
 // libraries, chrooted into a read-only view of its built root filesystem

@@ -41,6 +41,8 @@ type options struct {
 	jupyterN                int    // Jupyter cell round trips per stack (0: none)
 	clients                 string // doors/clients, with its npm packages installed
 	jupyterOnly             bool   // run only the Jupyter phase
+	slimOnly                bool   // run only the python-slim / python comparison
+	slimN                   int    // print(1) samples per template and mode of the python-slim / python comparison (0: none)
 
 	// The steady-state phase (steady.go).
 	steady, steadyOnly, steadyRaw   bool
@@ -78,6 +80,8 @@ func main() {
 	flag.BoolVar(&o.runc, "runc", true, "also measure the runc runtime (cold, warm, sessions, idle memory, throughput) for the gVisor ÷ runc headlines")
 	flag.IntVar(&o.jupyterN, "jupyter", 200, "Jupyter cell round trips (`x + 1` through @jupyterlab/services) against Paddock and against native Jupyter Server + ipykernel, stock and with TCP_NODELAY (0: none)")
 	flag.BoolVar(&o.jupyterOnly, "jupyter-only", false, "run only the Jupyter cell round trips")
+	flag.IntVar(&o.slimN, "slim", 20, "print(1) samples per template, warm and restored, alternating python-slim and python on one server, with their idle memory and snapshot sizes (0: skip)")
+	slimOnly := flag.Bool("slim-only", false, "run only the python-slim / python comparison")
 	flag.StringVar(&o.clients, "clients", "doors/clients", "the door clients' directory, npm packages installed (make clients)")
 	flag.BoolVar(&o.steady, "steady", true, "run the steady-state phase: a closed loop of one-shot print(i) runs per template against a server started as `make run` starts it, at each of --steady-clients for --steady-duration, raw runsc run + delete beside it (supersedes the 2-client throughput measurement of the shipped server and the raw run rate)")
 	flag.BoolVar(&o.steadyOnly, "steady-only", false, "run only the steady-state phase")
@@ -93,6 +97,7 @@ func main() {
 	flag.StringVar(&o.pngOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")
 	flag.Parse()
 	o.tpLangs = splitList(*tpLangs)
+	o.slimOnly = *slimOnly
 	o.steadyTemplates = splitList(*steadyTemplates)
 	var err error
 	if o.steadyClients, err = parseClients(*steadyClients); err != nil {
@@ -196,10 +201,10 @@ func run(ctx context.Context, o options) error {
 			}
 		}
 	}
-	if o.steadyOnly {
-		o.steady = true
+	if o.steadyOnly || o.slimOnly {
+		o.steady = o.steady || o.steadyOnly
 		phase = func(name string, f func() error) {
-			if strings.HasPrefix(name, "steady") {
+			if (o.steadyOnly && strings.HasPrefix(name, "steady")) || (o.slimOnly && strings.HasPrefix(name, "python-slim")) {
 				all(name, f)
 			}
 		}
@@ -233,6 +238,9 @@ func run(ctx context.Context, o options) error {
 	phase("cold starts (pool 0, snapshots off)", func() error { return coldPhase(ctx, o, &rep) })
 	if o.memCold {
 		phase("memory of cold-started pooled python sandboxes (snapshots off)", func() error { return coldMemoryPhase(ctx, o, cg, &rep) })
+	}
+	if o.slimN > 0 {
+		phase("python-slim beside python: warm and restored print(1), idle memory, snapshot sizes", func() error { return slimPhase(ctx, o, cg, &rep) })
 	}
 	phase("raw runsc rates (restore and run, delete included)", func() error { return rawRatePhase(ctx, rs, o, &rep) })
 	if o.runc {

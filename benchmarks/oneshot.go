@@ -47,7 +47,13 @@ func (e errBusy) Error() string { return fmt.Sprintf("HTTP %d", e.status) }
 // runOnce posts code and times the round trip until the whole response
 // has arrived.
 func (s *server) runOnce(ctx context.Context, language, code string) (runResponse, time.Duration, error) {
-	body, _ := json.Marshal(map[string]string{"language": language, "code": code})
+	return s.runBody(ctx, language, map[string]string{"language": language, "code": code})
+}
+
+// runBody is runOnce of a request body of its own; label names it in
+// errors.
+func (s *server) runBody(ctx context.Context, label string, fields map[string]string) (runResponse, time.Duration, error) {
+	body, _ := json.Marshal(fields)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/v1/run", bytes.NewReader(body))
 	if err != nil {
 		return runResponse{}, 0, err
@@ -69,7 +75,7 @@ func (s *server) runOnce(ctx context.Context, language, code string) (runRespons
 	}
 	var r runResponse
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &r) != nil {
-		return runResponse{}, 0, fmt.Errorf("%s run: HTTP %d: %s", language, resp.StatusCode, b)
+		return runResponse{}, 0, fmt.Errorf("%s run: HTTP %d: %s", label, resp.StatusCode, b)
 	}
 	return r, d, nil
 }

@@ -18,6 +18,11 @@
 // caller (an MCP session, a kernel WebSocket) holds it with
 // HoldConnection, against the tenant's cap, and releases it when it ends.
 //
+// A run or session names its template, or only its language; then the
+// template files decide (routes.go): a run goes to the template that has a
+// module its code imports warm, else to its language's run default, and
+// a session to its language's session default.
+//
 // Every error a Service method returns is an *Error: a Kind the door maps
 // to its protocol (REST: an HTTP status), a stable Code and a Message fit
 // to show the client. Classify gives the same meaning to any error.

@@ -23,8 +23,13 @@ type File struct {
 
 // RunInput is one one-shot run.
 type RunInput struct {
-	// Language picks the template (see Template). Required.
+	// Language picks the template, by the rule of Config.Templates: the
+	// one that has a module the code imports warm, else the language's
+	// run default. Required unless Template is given.
 	Language string
+	// Template names the template to run on, in place of the rule; it
+	// must be of Language when both are given.
+	Template string
 	// Code is the program. Required, non-empty.
 	Code  string
 	Files []File
@@ -100,7 +105,7 @@ func (s *Service) CheckRun(c Caller, in RunInput) (template string, err error) {
 // fields, and returns the pool's request for it.
 func (s *Service) planRun(in RunInput) (runPlan, error) {
 	var p runPlan
-	tgt, err := s.targetFor(in.Language)
+	tgt, err := s.resolve(in.Language, in.Template, true, in.Code)
 	if err != nil {
 		return p, err
 	}

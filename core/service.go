@@ -44,9 +44,9 @@ type Config struct {
 	// Kernels serves sessions. Nil disables them: every session call
 	// fails with KindNotImplemented (ErrSessionsDisabled).
 	Kernels *kernels.Manager
-	// Templates describe the pool's templates to clients. A language
-	// picks the template of that name, else the first template of that
-	// language.
+	// Templates describe the pool's templates to clients. A request may
+	// name one; else its language picks one: see Template.DefaultFor and
+	// Template.WarmImports.
 	Templates []Template
 
 	// DefaultTimeout is a run's wall-time limit when the request gives
@@ -115,25 +115,20 @@ type Service struct {
 	cfg       Config
 	log       *slog.Logger
 	pool      *pool.Manager
-	kernels   *kernels.Manager  // nil when sessions are disabled
-	byLang    map[string]target // language or template name → where its work goes
-	langOf    map[string]string // template → language
-	runtimeOf map[string]string // template → runtime
-	languages []string          // sorted, for messages
-	verifier  *verifier         // nil when auth is off
+	kernels   *kernels.Manager   // nil when sessions are disabled
+	targets   map[string]target  // template → where its work goes
+	routes    map[string]*routes // language → its templates for requests naming none
+	langOf    map[string]string  // template → language
+	runtimeOf map[string]string  // template → runtime
+	languages []string           // sorted, for messages
+	names     []string           // templates, sorted, for messages
+	verifier  *verifier          // nil when auth is off
 	tenants   *tenants
 	metrics   *metrics
 	history   *history
 
 	// authFailures counts failed authentications per client address.
 	authFailures *authFailures
-}
-
-// target is the pool template that serves a language and its default
-// run timeout.
-type target struct {
-	template       string
-	defaultTimeout time.Duration
 }
 
 // New checks cfg and returns the service. It fails when cfg.Pool is nil
@@ -147,25 +142,25 @@ func New(cfg Config) (*Service, error) {
 	}
 	cfg = cfg.withDefaults()
 	s := &Service{cfg: cfg, log: cfg.Logger, pool: cfg.Pool, kernels: cfg.Kernels,
-		byLang: map[string]target{}, langOf: map[string]string{}, runtimeOf: map[string]string{},
+		targets: map[string]target{}, routes: newRoutes(cfg.Templates), langOf: map[string]string{}, runtimeOf: map[string]string{},
 		verifier: newVerifier(cfg.Auth, cfg.Now), tenants: newTenants(cfg), authFailures: newAuthFailures(cfg),
 		history: newHistory()}
 	s.metrics = newMetrics(cfg.Registry, cfg.Pool)
 	for _, t := range cfg.Templates {
 		s.langOf[t.Name] = t.Language
 		s.runtimeOf[t.Name] = t.Runtime
-		if cur, ok := s.byLang[t.Language]; !ok || (t.Name == t.Language && cur.template != t.Language) {
-			timeout := cfg.DefaultTimeout
-			if t.Limits.TimeoutMS > 0 {
-				timeout = min(time.Duration(t.Limits.TimeoutMS)*time.Millisecond, cfg.MaxTimeout)
-			}
-			s.byLang[t.Language] = target{template: t.Name, defaultTimeout: timeout}
+		timeout := cfg.DefaultTimeout
+		if t.Limits.TimeoutMS > 0 {
+			timeout = min(time.Duration(t.Limits.TimeoutMS)*time.Millisecond, cfg.MaxTimeout)
 		}
+		s.targets[t.Name] = target{template: t.Name, language: t.Language, defaultTimeout: timeout}
+		s.names = append(s.names, t.Name)
 	}
-	for lang := range s.byLang {
+	for lang := range s.routes {
 		s.languages = append(s.languages, lang)
 	}
 	slices.Sort(s.languages)
+	slices.Sort(s.names)
 	pooled := cfg.Pool.Templates()
 	for _, t := range cfg.Templates {
 		if !slices.Contains(pooled, t.Name) {

@@ -10,8 +10,12 @@ import (
 
 // SessionInput is a session to create.
 type SessionInput struct {
-	// Language picks the template (see Template). Required.
+	// Language picks the template: its session template (see
+	// Service.Template). Required unless Template is given.
 	Language string
+	// Template names the template in place of the language's; it must be
+	// of Language when both are given.
+	Template string
 	// TTL is the idle time after which the session ends: 0 is the
 	// kernels' default, at most their MaxTTL (whole seconds; a fraction
 	// counts as a second).
@@ -75,7 +79,7 @@ func (s *Service) CreateSession(ctx context.Context, c Caller, in SessionInput) 
 // limits (the same range as a run's), env.
 func (s *Service) createOptions(in SessionInput) (kernels.CreateOptions, error) {
 	var out kernels.CreateOptions
-	tgt, err := s.targetFor(in.Language)
+	tgt, err := s.resolve(in.Language, in.Template, false, "")
 	if err != nil {
 		return out, err
 	}

@@ -1,8 +1,6 @@
 package core
 
 import (
-	"strings"
-
 	"github.com/paddock-dev/paddock/pool"
 )
 
@@ -13,6 +11,15 @@ type Template struct {
 	Description string            `json:"description"`
 	Versions    map[string]string `json:"versions"`
 	Limits      TemplateLimits    `json:"limits"`
+	// WarmImports are the top-level Python modules this template's
+	// warm-up has loaded: a run naming no template whose code imports one
+	// of them goes here.
+	WarmImports []string `json:"warm_imports,omitempty"`
+	// DefaultFor says what this template serves when a request names only
+	// its language: "runs" (those importing no other template's warm
+	// import), "sessions", or both. With no claim, the template named as
+	// the language serves, else the first of that language.
+	DefaultFor []string `json:"default_for,omitempty"`
 	// SnapshotNote says why the template is never snapshotted, if so.
 	SnapshotNote string `json:"snapshot_note,omitempty"`
 	// Runtime names what isolates its sandboxes: "runsc" (gVisor) or
@@ -82,38 +89,37 @@ func (s *Service) Templates() []TemplateInfo {
 	return out
 }
 
-// Template resolves a language ("python", "node") to the template that
-// serves it: the template named as the language, else the first one of
-// that language. A template's own name is not a language; "" and unknown
-// languages are KindInvalid naming the choices.
+// Template resolves a language ("python", "node") to the template its
+// sessions get (see Config.Templates). A template's own name is not a
+// language; "" and unknown languages are KindInvalid naming the choices.
 func (s *Service) Template(language string) (TemplateInfo, error) {
-	tgt, err := s.targetFor(language)
+	return s.TemplateOf(language, "")
+}
+
+// TemplateOf is the template a session asking for language and template
+// gets: the named template, which must be of language when both are
+// given, else language's session template. Errors are KindInvalid:
+// unknown_template, template_language, unknown_language, invalid_request.
+func (s *Service) TemplateOf(language, template string) (TemplateInfo, error) {
+	tgt, err := s.resolve(language, template, false, "")
 	if err != nil {
 		return TemplateInfo{}, err
 	}
+	return s.info(tgt.template), nil
+}
+
+// info describes the configured template name with its pool state.
+func (s *Service) info(name string) TemplateInfo {
 	for _, t := range s.Templates() {
-		if t.Name == tgt.template {
-			return t, nil
+		if t.Name == name {
+			return t
 		}
 	}
-	return TemplateInfo{}, invalid("unknown_language", "unknown language %q (known: %s)", language, strings.Join(s.languages, ", "))
+	return TemplateInfo{Template: Template{Name: name, Language: s.langOf[name]}}
 }
 
 // Languages are the languages this server runs, sorted.
 func (s *Service) Languages() []string { return append([]string(nil), s.languages...) }
-
-// targetFor returns where work in language goes.
-func (s *Service) targetFor(language string) (target, error) {
-	known := strings.Join(s.languages, ", ")
-	if language == "" {
-		return target{}, invalid("invalid_request", "language is required (one of: %s)", known)
-	}
-	tgt, ok := s.byLang[language]
-	if !ok {
-		return target{}, invalid("unknown_language", "unknown language %q (known: %s)", language, known)
-	}
-	return tgt, nil
-}
 
 // RequestLimits are the least and the most a run or session may ask for,
 // as GET /v1/templates shows them.

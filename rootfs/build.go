@@ -12,7 +12,7 @@ import (
 	"github.com/paddock-dev/paddock/templates"
 )
 
-// tmpInfix names a build in progress: <name>-<key>.tmp-<random>.
+// tmpInfix names a build in progress: <language>-<key>.tmp-<random>.
 const tmpInfix = ".tmp-"
 
 // buildLocked builds t's image while holding its lock file, unless another

@@ -25,7 +25,7 @@ const defaultHeartbeat = 15 * time.Second
 // exported fields before first use; a Builder must not be copied after
 // that. It is safe for concurrent use.
 type Builder struct {
-	// CacheDir holds the images, under CacheDir/rootfs/<name>-<key>/.
+	// CacheDir holds the images, under CacheDir/rootfs/<language>-<key>/.
 	CacheDir string
 	// Mirror, when set, is the Debian archive URI to build from (for
 	// example http://deb.debian.org/debian), checked against the Debian
@@ -52,7 +52,8 @@ type Builder struct {
 
 // Image is a built root filesystem.
 type Image struct {
-	// Template is the template's name.
+	// Template is the name of the template whose build made the image.
+	// Every template with the same Key shares it.
 	Template string
 	// Key is the template's Key when the image was built.
 	Key string
@@ -143,5 +144,8 @@ func (b *Builder) imageDir(t templates.Template) string {
 	return filepath.Join(b.imagesDir(), imageName(t))
 }
 
-// imageName names t's image: its template name and key.
-func imageName(t templates.Template) string { return t.Name + "-" + t.Key() }
+// imageName names t's image by what it holds: the key, after the language
+// for people reading the cache. Templates that differ only in what their
+// sandboxes do with the same packages (python and python-slim) share one
+// image, and so one build.
+func imageName(t templates.Template) string { return t.Language + "-" + t.Key() }

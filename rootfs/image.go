@@ -15,14 +15,15 @@ import (
 // An image directory holds the root filesystem and, beside it, the
 // metadata file that marks the image complete:
 //
-//	<name>-<key>/rootfs/      the tree the sandbox sees
-//	<name>-<key>/image.json   metadata, written last
+//	<language>-<key>/rootfs/      the tree the sandbox sees
+//	<language>-<key>/image.json   metadata, written last
 const (
 	treeDir      = "rootfs"
 	metadataFile = "image.json"
 )
 
-// metadata records how an image was built.
+// metadata records how an image was built. Template is the template
+// whose build made it; any template with the same Key may use it.
 type metadata struct {
 	Template     string            `json:"template"`
 	Key          string            `json:"key"`
@@ -54,7 +55,7 @@ func lookup(dir string, t templates.Template) (Image, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return notBuilt("unreadable metadata: " + err.Error())
 	}
-	if m.Template != t.Name || m.Key != key {
+	if m.Key != key {
 		return notBuilt(fmt.Sprintf("metadata is for %s (key %s)", m.Template, m.Key))
 	}
 	tree := filepath.Join(dir, treeDir)

@@ -40,48 +40,48 @@ func TestLookup(t *testing.T) {
 		{name: "nothing built", err: ErrNotBuilt},
 		{
 			name:  "tree without metadata",
-			files: map[string]string{"rootfs/tiny-c1a941c18a51253d/rootfs/": ""},
+			files: map[string]string{"rootfs/node-c1a941c18a51253d/rootfs/": ""},
 			err:   ErrNotBuilt,
 		},
 		{
 			name: "build in progress",
 			files: map[string]string{
-				"rootfs/tiny-c1a941c18a51253d.tmp-123/rootfs/":    "",
-				"rootfs/tiny-c1a941c18a51253d.tmp-123/image.json": complete,
+				"rootfs/node-c1a941c18a51253d.tmp-123/rootfs/":    "",
+				"rootfs/node-c1a941c18a51253d.tmp-123/image.json": complete,
 			},
 			err: ErrNotBuilt,
 		},
 		{
 			name:  "metadata without tree",
-			files: map[string]string{"rootfs/tiny-c1a941c18a51253d/image.json": complete},
+			files: map[string]string{"rootfs/node-c1a941c18a51253d/image.json": complete},
 			err:   ErrNotBuilt,
 		},
 		{
 			name: "corrupt metadata",
 			files: map[string]string{
-				"rootfs/tiny-c1a941c18a51253d/rootfs/":    "",
-				"rootfs/tiny-c1a941c18a51253d/image.json": `{"template":`,
+				"rootfs/node-c1a941c18a51253d/rootfs/":    "",
+				"rootfs/node-c1a941c18a51253d/image.json": `{"template":`,
 			},
 			err: ErrNotBuilt,
 		},
 		{
 			name: "metadata of another key",
 			files: map[string]string{
-				"rootfs/tiny-c1a941c18a51253d/rootfs/":    "",
-				"rootfs/tiny-c1a941c18a51253d/image.json": `{"template":"tiny","key":"0000000000000000"}`,
+				"rootfs/node-c1a941c18a51253d/rootfs/":    "",
+				"rootfs/node-c1a941c18a51253d/image.json": `{"template":"tiny","key":"0000000000000000"}`,
 			},
 			err: ErrNotBuilt,
 		},
 		{
 			name: "complete",
 			files: map[string]string{
-				"rootfs/tiny-c1a941c18a51253d/rootfs/":    "",
-				"rootfs/tiny-c1a941c18a51253d/image.json": complete,
+				"rootfs/node-c1a941c18a51253d/rootfs/":    "",
+				"rootfs/node-c1a941c18a51253d/image.json": complete,
 			},
 			want: Image{
 				Template:  "tiny",
 				Key:       "c1a941c18a51253d",
-				Path:      "rootfs/tiny-c1a941c18a51253d/rootfs",
+				Path:      "rootfs/node-c1a941c18a51253d/rootfs",
 				Versions:  map[string]string{"node": "v18.20.4"},
 				BuiltAt:   time.Date(2025, 5, 20, 10, 0, 0, 0, time.UTC),
 				SizeBytes: 1234,
@@ -122,5 +122,26 @@ func TestLookupWithoutCacheDir(t *testing.T) {
 	var b Builder
 	if _, err := b.Lookup(tinyTemplate); err == nil || errors.Is(err, ErrNotBuilt) {
 		t.Errorf("Lookup without CacheDir = %v, want a configuration error", err)
+	}
+}
+
+// An image is found by what it holds: a template of another name with the
+// same packages (python-slim beside python) uses the image another built.
+func TestLookupSharesImagesByKey(t *testing.T) {
+	cache := t.TempDir()
+	writeFile(t, filepath.Join(cache, "rootfs/node-c1a941c18a51253d/image.json"),
+		`{"template":"tiny","key":"c1a941c18a51253d","versions":{"node":"v18.20.4"}}`)
+	if err := os.MkdirAll(filepath.Join(cache, "rootfs/node-c1a941c18a51253d/rootfs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	twin := tinyTemplate
+	twin.Name = "tiny-twin"
+	b := &Builder{CacheDir: cache}
+	got, err := b.Lookup(twin)
+	if err != nil {
+		t.Fatalf("Lookup(%s) = %v, want tiny's image", twin.Name, err)
+	}
+	if want := filepath.Join(cache, "rootfs/node-c1a941c18a51253d/rootfs"); got.Path != want || got.Template != "tiny" {
+		t.Errorf("Lookup(%s) = %s built for %q, want %s built for %q", twin.Name, got.Path, got.Template, want, "tiny")
 	}
 }

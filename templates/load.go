@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -58,7 +59,38 @@ func Load(fsys fs.FS) ([]Template, error) {
 		return nil, err
 	}
 	slices.SortFunc(all, func(a, b Template) int { return strings.Compare(a.Name, b.Name) })
+	if err := CheckSet(all); err != nil {
+		return nil, err
+	}
 	return all, nil
+}
+
+// CheckSet reports what is wrong with templates served together: two
+// claiming the same default of one language, and two sharing a root
+// filesystem (one Key) with different version commands, as the image
+// records the versions of whichever template built it.
+func CheckSet(all []Template) error {
+	var errs []error
+	claimed := map[[2]string]string{} // language, default → template
+	byKey := map[string]Template{}
+	for _, t := range all {
+		for _, d := range t.DefaultFor {
+			if other, ok := claimed[[2]string{t.Language, d}]; ok {
+				errs = append(errs, fmt.Errorf("%w: templates %q and %q are both the default for %s of %s", ErrInvalid, other, t.Name, d, t.Language))
+				continue
+			}
+			claimed[[2]string{t.Language, d}] = t.Name
+		}
+		other, ok := byKey[t.Key()]
+		if !ok {
+			byKey[t.Key()] = t
+			continue
+		}
+		if !maps.EqualFunc(other.VersionCommands, t.VersionCommands, slices.Equal) {
+			errs = append(errs, fmt.Errorf("%w: templates %q and %q share a root filesystem but not its version commands", ErrInvalid, other.Name, t.Name))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func parseFile(fsys fs.FS, file string) (Template, error) {

@@ -3,6 +3,7 @@ package templates
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -16,7 +17,7 @@ func TestAll(t *testing.T) {
 	for _, tmpl := range all {
 		names = append(names, tmpl.Name)
 	}
-	if want := []string{"node", "python"}; !slices.Equal(names, want) {
+	if want := []string{"node", "python", "python-slim"}; !slices.Equal(names, want) {
 		t.Errorf("names = %v, want %v", names, want)
 	}
 }
@@ -30,6 +31,11 @@ func TestGet(t *testing.T) {
 		err      error
 	}{
 		{name: "python", language: "python", packages: []string{
+			"libopenblas0-serial", "python3", "python3-bs4", "python3-ipython", "python3-matplotlib", "python3-numpy",
+			"python3-openpyxl", "python3-pandas", "python3-pil", "python3-requests", "python3-scipy",
+			"python3-seaborn", "python3-sympy", "python3-tabulate", "python3-yaml",
+		}, stubs: []string{"python3-pythran", "unicode-data"}},
+		{name: "python-slim", language: "python", packages: []string{
 			"libopenblas0-serial", "python3", "python3-bs4", "python3-ipython", "python3-matplotlib", "python3-numpy",
 			"python3-openpyxl", "python3-pandas", "python3-pil", "python3-requests", "python3-scipy",
 			"python3-seaborn", "python3-sympy", "python3-tabulate", "python3-yaml",
@@ -85,6 +91,68 @@ func TestLoad(t *testing.T) {
 			}
 			if !slices.Equal(names, tt.want) {
 				t.Errorf("names = %v, want %v", names, tt.want)
+			}
+		})
+	}
+}
+
+// The two Python templates share one root filesystem, so a fresh machine
+// builds it once; they differ in warm-up and in which requests they serve.
+func TestPythonTemplatesShareTheirImage(t *testing.T) {
+	full, err := Get("python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slim, err := Get("python-slim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Key() != slim.Key() {
+		t.Errorf("keys %s and %s differ: python-slim would build a second root filesystem", full.Key(), slim.Key())
+	}
+	if slim.Warmup != "" || len(slim.WarmImports) != 0 || !slim.Snapshot {
+		t.Errorf("python-slim: warmup %q, warm imports %v, snapshot %v; want none, none, true", slim.Warmup, slim.WarmImports, slim.Snapshot)
+	}
+	if want := []string{"matplotlib", "numpy", "pandas", "scipy", "seaborn"}; !slices.Equal(full.WarmImports, want) {
+		t.Errorf("python warm imports = %v, want %v", full.WarmImports, want)
+	}
+	if !slices.Equal(full.DefaultFor, []string{"sessions"}) || !slices.Equal(slim.DefaultFor, []string{"runs"}) {
+		t.Errorf("default_for: python %v, python-slim %v; want [sessions], [runs]", full.DefaultFor, slim.DefaultFor)
+	}
+}
+
+func TestCheckSet(t *testing.T) {
+	tmpl := func(name, lang string, defaults ...string) Template {
+		return Template{Name: name, Language: lang, Suite: "bookworm", Packages: []string{name}, DefaultFor: defaults,
+			VersionCommands: map[string][]string{"v": {"true"}}}
+	}
+	twin := tmpl("b", "python")
+	twin.Packages = []string{"a"}
+	otherVersions := twin
+	otherVersions.VersionCommands = map[string][]string{"v": {"false"}}
+	tests := []struct {
+		name string
+		all  []Template
+		want string // "" means valid
+	}{
+		{name: "one default each", all: []Template{tmpl("a", "python", "runs"), tmpl("b", "python", "sessions"), tmpl("c", "node", "runs", "sessions")}},
+		{name: "two run defaults", all: []Template{tmpl("a", "python", "runs"), tmpl("b", "python", "runs", "sessions")},
+			want: `templates "a" and "b" are both the default for runs of python`},
+		{name: "one image, same versions", all: []Template{tmpl("a", "python"), twin}},
+		{name: "one image, other versions", all: []Template{tmpl("a", "python"), otherVersions},
+			want: `templates "a" and "b" share a root filesystem but not its version commands`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckSet(tt.all)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("CheckSet = %v, want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("CheckSet = %v, want ErrInvalid containing %q", err, tt.want)
 			}
 		})
 	}

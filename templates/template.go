@@ -27,6 +27,17 @@ type Template struct {
 	// Warmup is code the pre-started interpreter runs before it waits for
 	// a request. Empty means none.
 	Warmup string `json:"warmup"`
+	// WarmImports are the top-level modules that import at once in this
+	// template's sandboxes because the warm-up loaded them (or all they
+	// build on). A run that names no template goes to the template of its
+	// language whose WarmImports hold a module its code imports.
+	WarmImports []string `json:"warm_imports,omitempty"`
+	// DefaultFor lists what this template serves when a request names
+	// only its language: "runs" (one-shot runs that import none of
+	// another template's WarmImports), "sessions", or both. At most one
+	// template of a language may claim each; with none, the template
+	// named as the language serves, else the first of that language.
+	DefaultFor []string `json:"default_for,omitempty"`
 	// Limits bound each sandbox of this template.
 	Limits Limits `json:"limits"`
 	// PoolSize is the floor of the template's pool: the ready sandboxes

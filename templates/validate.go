@@ -14,6 +14,14 @@ var (
 	suiteRE = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 	// packageRE is a Debian package name (Debian Policy 5.6.7).
 	packageRE = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
+	// moduleRE is a top-level module name, as an import statement names it.
+	moduleRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+)
+
+// What a template may be the default for (DefaultFor).
+const (
+	DefaultRuns     = "runs"
+	DefaultSessions = "sessions"
 )
 
 // languages are the drivers the kernels and the agent know.
@@ -59,6 +67,25 @@ func (t Template) Validate() error {
 	for name, argv := range t.VersionCommands {
 		if name == "" || len(argv) == 0 || argv[0] == "" {
 			bad("version command %q has no argv", name)
+		}
+	}
+	if len(t.WarmImports) > 0 && t.Language != "python" {
+		bad("warm_imports are read from Python import statements: language %q may not have them", t.Language)
+	}
+	for i, m := range t.WarmImports {
+		switch {
+		case !moduleRE.MatchString(m):
+			bad("warm import %q is not a top-level module name", m)
+		case slices.Contains(t.WarmImports[:i], m):
+			bad("warm import %q listed twice", m)
+		}
+	}
+	for i, d := range t.DefaultFor {
+		switch {
+		case d != DefaultRuns && d != DefaultSessions:
+			bad("default_for %q is not %q or %q", d, DefaultRuns, DefaultSessions)
+		case slices.Contains(t.DefaultFor[:i], d):
+			bad("default_for %q listed twice", d)
 		}
 	}
 	l := t.Limits

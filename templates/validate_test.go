@@ -36,6 +36,15 @@ func TestValidate(t *testing.T) {
 		{name: "stub also a package", change: func(t *Template) { t.StubPackages = []string{"python3-numpy"} }, want: "also listed"},
 		{name: "empty version argv", change: func(t *Template) { t.VersionCommands["numpy"] = nil }, want: `version command "numpy"`},
 		{name: "zero memory", change: func(t *Template) { t.Limits.MemoryMB = 0 }, want: "limits must all be positive"},
+		{name: "warm imports and defaults", change: func(t *Template) {
+			t.WarmImports = []string{"numpy", "_x2"}
+			t.DefaultFor = []string{"runs", "sessions"}
+		}},
+		{name: "dotted warm import", change: func(t *Template) { t.WarmImports = []string{"matplotlib.pyplot"} }, want: `warm import "matplotlib.pyplot" is not a top-level module name`},
+		{name: "duplicate warm import", change: func(t *Template) { t.WarmImports = []string{"numpy", "numpy"} }, want: `warm import "numpy" listed twice`},
+		{name: "warm imports of node", change: func(t *Template) { t.Language = "node"; t.WarmImports = []string{"fs"} }, want: `language "node" may not have them`},
+		{name: "unknown default", change: func(t *Template) { t.DefaultFor = []string{"cells"} }, want: `default_for "cells" is not "runs" or "sessions"`},
+		{name: "duplicate default", change: func(t *Template) { t.DefaultFor = []string{"runs", "runs"} }, want: `default_for "runs" listed twice`},
 		{name: "negative pool", change: func(t *Template) { t.PoolSize = -1 }, want: "pool_size -1"},
 	}
 	for _, tt := range tests {

@@ -98,8 +98,8 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Agent, "agent", env("PADDOCK_AGENT", filepath.Join(filepath.Dir(exe), "paddock-agent")), "static paddock-agent binary")
 	fs.StringVar(&c.Runtime, "runtime", env("PADDOCK_RUNTIME", "runsc"), "the runtime every sandbox runs on: runsc (gVisor, a kernel of its own; the default) or runc (plain containers on the host's kernel: for trusted code only)")
 	fs.StringVar(&c.Platform, "platform", env("PADDOCK_PLATFORM", "systrap"), "gVisor platform: systrap or ptrace")
-	c.Templates = splitList(env("PADDOCK_TEMPLATES", "node,python"))
-	fs.Func("templates", "comma-separated templates to serve (default node,python)", func(v string) error {
+	c.Templates = splitList(env("PADDOCK_TEMPLATES", "node,python,python-slim"))
+	fs.Func("templates", "comma-separated templates to serve (default node,python,python-slim)", func(v string) error {
 		c.Templates = splitList(v)
 		return nil
 	})

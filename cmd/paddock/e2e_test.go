@@ -43,8 +43,11 @@ func newE2EWith(t *testing.T, flags ...string) *e2e {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The end-to-end tests serve node and python, the pandas-ready
+	// template, unless they ask for more: python-slim's tests
+	// (slim_e2e_test.go) add it, so no other test pays for its pool.
 	cfg, _, err := parse("serve", append([]string{"--runsc=" + runscPath, "--agent=" + agent, "--cache-dir=" + cache,
-		"--state-dir=" + state, "--build-rootfs=false", "--pool-size=1", "--max-timeout=30s", "--pool-max=1", "--tenant-rate=0", "--tenant-max-runs=16", "--tenant-max-sessions=16"}, flags...))
+		"--state-dir=" + state, "--build-rootfs=false", "--templates=node,python", "--pool-size=1", "--max-timeout=30s", "--pool-max=1", "--tenant-rate=0", "--tenant-max-runs=16", "--tenant-max-sessions=16"}, flags...))
 	if err != nil {
 		t.Fatal(err)
 	}

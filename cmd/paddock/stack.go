@@ -288,6 +288,8 @@ func apiTemplate(t templates.Template, img rootfs.Image) core.Template {
 		Description:  t.Description,
 		Versions:     img.Versions,
 		SnapshotNote: t.SnapshotNote,
+		WarmImports:  t.WarmImports,
+		DefaultFor:   t.DefaultFor,
 		Limits: core.TemplateLimits{
 			MemoryMB:  t.Limits.MemoryMB,
 			Processes: t.Limits.Processes,

@@ -62,8 +62,13 @@ func ensureImages(ctx context.Context, b *rootfs.Builder, tmpls []templates.Temp
 	}
 	if len(missing) > 0 && b.Progress != nil {
 		var names []string
+		seen := map[string]bool{}
 		for _, i := range missing {
-			names = append(names, tmpls[i].Name)
+			// Templates with one key share one image, built once.
+			if key := tmpls[i].Key(); !seen[key] {
+				seen[key] = true
+				names = append(names, tmpls[i].Name)
+			}
 		}
 		fmt.Fprintf(b.Progress, "[rootfs] building %s at the same time (usually 1 to 2 min on 2 cores, mostly downloading and unpacking packages)\n",
 			strings.Join(names, " and "))

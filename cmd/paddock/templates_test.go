@@ -91,7 +91,7 @@ func TestMirrorAndSuiteSettings(t *testing.T) {
 
 func TestEnsureImagesWithoutBuildingNamesEachMissingImage(t *testing.T) {
 	var tmpls []templates.Template
-	for _, name := range []string{"node", "python"} {
+	for _, name := range []string{"node", "python", "python-slim"} {
 		tm, err := templates.Get(name)
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +102,8 @@ func TestEnsureImagesWithoutBuildingNamesEachMissingImage(t *testing.T) {
 	var progress strings.Builder
 	_, err := ensureImages(t.Context(), &rootfs.Builder{CacheDir: cache, Progress: &progress}, tmpls, false)
 	want := "root filesystem of node: rootfs image not built: node (key " + tmpls[0].Key() + "): no image at " + cache + "/rootfs/node-" + tmpls[0].Key() + "\n" +
-		"root filesystem of python: rootfs image not built: python (key " + tmpls[1].Key() + "): no image at " + cache + "/rootfs/python-" + tmpls[1].Key()
+		"root filesystem of python: rootfs image not built: python (key " + tmpls[1].Key() + "): no image at " + cache + "/rootfs/python-" + tmpls[1].Key() + "\n" +
+		"root filesystem of python-slim: rootfs image not built: python-slim (key " + tmpls[2].Key() + "): no image at " + cache + "/rootfs/python-" + tmpls[1].Key()
 	if err == nil || err.Error() != want {
 		t.Errorf("error =\n%v\nwant\n%s", err, want)
 	}

@@ -31,6 +31,24 @@ var templateAliases = map[string]string{
 	"code-interpreter-v1": "python",
 }
 
+// templateFor resolves an E2B template ID: one of templateAliases or a
+// language, which get the language's session template (python, pandas
+// loaded ahead), else a Paddock template's own name (python-slim). An ID
+// that is none of these is refused with the language's error.
+func (d *door) templateFor(id string) (core.TemplateInfo, error) {
+	if lang, ok := templateAliases[id]; ok {
+		return d.core.Template(lang)
+	}
+	t, err := d.core.Template(id)
+	if err == nil {
+		return t, nil
+	}
+	if named, nerr := d.core.TemplateOf("", id); nerr == nil {
+		return named, nil
+	}
+	return t, err
+}
+
 // createRequest is the body of POST /sandboxes and /v2/sandboxes. Fields
 // the SDK may send that Paddock cannot honour are read to refuse them.
 type createRequest struct {
@@ -87,18 +105,14 @@ func (d *door) create(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	name, ok := templateAliases[req.TemplateID]
-	if !ok {
-		name = req.TemplateID
-	}
-	t, err := d.core.Template(name)
+	t, err := d.templateFor(req.TemplateID)
 	if err != nil {
 		fail(c, err)
 		return
 	}
 	caller := callerOf(c)
 	d.prune(c.Request.Context())
-	s, err := d.core.CreateSession(c.Request.Context(), caller, core.SessionInput{Language: t.Language, TTL: ttl, Env: req.EnvVars})
+	s, err := d.core.CreateSession(c.Request.Context(), caller, core.SessionInput{Language: t.Language, Template: t.Name, TTL: ttl, Env: req.EnvVars})
 	if err != nil {
 		fail(c, err)
 		return

@@ -26,14 +26,15 @@ func TestCreateAnswersTokensAndVersion(t *testing.T) {
 }
 
 func TestCreateTemplates(t *testing.T) {
-	for _, tc := range []struct{ template, want string }{
-		{"", "python"}, {"base", "python"}, {"code-interpreter-v1", "python"}, {"node", "node"}, {"python", "python"},
+	for _, tc := range []struct{ template, language, want string }{
+		{"", "python", "python"}, {"base", "python", "python"}, {"code-interpreter-v1", "python", "python"},
+		{"node", "node", "node"}, {"python", "python", "python"}, {"python-slim", "python", "python-slim"},
 	} {
 		t.Run(tc.template, func(t *testing.T) {
 			td := newTestDoor(t, Config{})
 			td.create("alice", map[string]any{"templateID": tc.template})
-			if got := td.core.sessions["s01"].language; got != tc.want {
-				t.Fatalf("template %q served by %q, want %q", tc.template, got, tc.want)
+			if s := td.core.sessions["s01"]; s.language != tc.language || s.info.Template != tc.want {
+				t.Fatalf("template %q served by %q on %q, want %q on %q", tc.template, s.language, s.info.Template, tc.language, tc.want)
 			}
 		})
 	}

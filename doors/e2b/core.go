@@ -15,6 +15,7 @@ type Core interface {
 	Authenticate(addr netip.Addr, token, door string) (core.Caller, error)
 	Admit(c core.Caller) error
 	Template(language string) (core.TemplateInfo, error)
+	TemplateOf(language, template string) (core.TemplateInfo, error)
 	CreateSession(ctx context.Context, c core.Caller, in core.SessionInput) (core.Session, error)
 	Session(c core.Caller, id string) (core.Session, error)
 	Sessions(c core.Caller) []core.Session

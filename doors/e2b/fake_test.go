@@ -82,6 +82,17 @@ func (f *fakeCore) Template(language string) (core.TemplateInfo, error) {
 		Message: fmt.Sprintf("unknown language or template %q (have: node, python)", language)}
 }
 
+func (f *fakeCore) TemplateOf(language, template string) (core.TemplateInfo, error) {
+	if template == "" {
+		return f.Template(language)
+	}
+	if template == "python-slim" && (language == "" || language == "python") {
+		return core.TemplateInfo{Template: core.Template{Name: "python-slim", Language: "python",
+			Limits: core.TemplateLimits{MemoryMB: 1024, CPUs: 1, DiskMB: 512}}}, nil
+	}
+	return core.TemplateInfo{}, &core.Error{Kind: core.KindInvalid, Code: "unknown_template", Message: fmt.Sprintf("unknown template %q", template)}
+}
+
 func (f *fakeCore) CreateSession(_ context.Context, c core.Caller, in core.SessionInput) (core.Session, error) {
 	if f.BeforeCreate != nil {
 		f.BeforeCreate()
@@ -98,7 +109,11 @@ func (f *fakeCore) CreateSession(_ context.Context, c core.Caller, in core.Sessi
 	defer f.mu.Unlock()
 	f.next++
 	now := time.Date(2026, 12, 1, 12, 0, f.next, 0, time.UTC)
-	s := core.Session{Info: kernels.Info{ID: fmt.Sprintf("s%02d", f.next), Owner: c.Tenant, Template: in.Language,
+	template := in.Template
+	if template == "" {
+		template = in.Language
+	}
+	s := core.Session{Info: kernels.Info{ID: fmt.Sprintf("s%02d", f.next), Owner: c.Tenant, Template: template,
 		CreatedAt: now, ExpiresAt: now.Add(in.TTL), TTL: in.TTL, State: kernels.StateIdle}, Language: in.Language}
 	f.sessions[s.ID] = &fakeSession{info: s, language: in.Language, env: in.Env, files: map[string][]byte{}}
 	return s, nil

@@ -15,19 +15,56 @@ func environment(tmpls []core.TemplateInfo) string {
 	var b strings.Builder
 	b.WriteString("Code runs in an isolated gVisor sandbox with no network access: nothing can be downloaded or installed, " +
 		"so use only what is listed here. Files live in /workspace (relative paths resolve there).")
+	shown := map[string]string{} // versions → the template that listed them
 	for _, t := range tmpls {
 		fmt.Fprintf(&b, "\n- %s", t.Language)
 		if t.Name != t.Language {
 			fmt.Fprintf(&b, " (template %s)", t.Name)
 		}
-		if v := versions(t.Versions); v != "" {
+		v := versions(t.Versions)
+		if other, ok := shown[v]; ok && v != "" {
+			fmt.Fprintf(&b, ": the same packages as template %s", other)
+		} else if v != "" {
+			shown[v] = t.Name
 			fmt.Fprintf(&b, ": %s", v)
 		}
 		l := t.Limits
 		fmt.Fprintf(&b, ". Limits: %d MB memory, %g CPU, %d processes, %d MB disk, %s default timeout.",
 			l.MemoryMB, l.CPUs, l.Processes, l.DiskMB, seconds(l.TimeoutMS))
+		b.WriteString(routing(t))
 	}
 	return b.String()
+}
+
+// routing says which requests naming no template t serves, when the
+// template says (DefaultFor, WarmImports).
+func routing(t core.TemplateInfo) string {
+	var parts []string
+	if len(t.WarmImports) > 0 {
+		parts = append(parts, fmt.Sprintf("run_code code that imports %s (already loaded here)", strings.Join(t.WarmImports, ", ")))
+	}
+	for _, d := range t.DefaultFor {
+		switch d {
+		case "runs":
+			parts = append(parts, "other run_code code")
+		case "sessions":
+			parts = append(parts, "sessions")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" With no template named, %s in %s get this one.", strings.Join(parts, " and "), t.Language)
+}
+
+// templateNames lists the values a template field accepts, sorted.
+func templateNames(tmpls []core.TemplateInfo) []string {
+	var names []string
+	for _, t := range tmpls {
+		names = append(names, t.Name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // versions renders a template's versions, sorted by name.

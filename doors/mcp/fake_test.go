@@ -116,7 +116,11 @@ func awaitHolding(t *testing.T, f *fakeCore, tenant string, want int) {
 func (f *fakeCore) Templates() []core.TemplateInfo {
 	return []core.TemplateInfo{
 		{Template: core.Template{Name: "python", Language: "python", Versions: map[string]string{"python": "3.11.2", "numpy": "1.24.2"},
-			Limits: core.TemplateLimits{MemoryMB: 512, CPUs: 1, Processes: 64, DiskMB: 256, TimeoutMS: 10000}}},
+			Limits:      core.TemplateLimits{MemoryMB: 512, CPUs: 1, Processes: 64, DiskMB: 256, TimeoutMS: 10000},
+			WarmImports: []string{"numpy", "pandas"}, DefaultFor: []string{"sessions"}}},
+		{Template: core.Template{Name: "python-slim", Language: "python", Versions: map[string]string{"python": "3.11.2", "numpy": "1.24.2"},
+			Limits:     core.TemplateLimits{MemoryMB: 512, CPUs: 1, Processes: 64, DiskMB: 256, TimeoutMS: 10000},
+			DefaultFor: []string{"runs"}}},
 		{Template: core.Template{Name: "node", Language: "node", Versions: map[string]string{"node": "18.19.0"},
 			Limits: core.TemplateLimits{MemoryMB: 256, CPUs: 1, Processes: 64, DiskMB: 256, TimeoutMS: 10000}}},
 	}

@@ -25,6 +25,7 @@ func (d *door) runCode(ctx context.Context, req *mcp.CallToolRequest, in RunCode
 	}
 	res, err := d.core.Run(ctx, c, core.RunInput{
 		Language: in.Language,
+		Template: in.Template,
 		Code:     in.Code,
 		Files:    files,
 		Timeout:  core.Scaled(int64(in.TimeoutMS), time.Millisecond),

@@ -18,6 +18,7 @@ func (d *door) createSession(ctx context.Context, req *mcp.CallToolRequest, in C
 	}
 	s, err := d.core.CreateSession(ctx, c, core.SessionInput{
 		Language: in.Language,
+		Template: in.Template,
 		TTL:      core.Scaled(int64(in.TTLSeconds), time.Second),
 	})
 	if err != nil {

@@ -28,15 +28,18 @@ type tool struct {
 }
 
 // newTool defines a tool whose schemas are generated from In and Out.
-// langs, when not empty, become the enum of In's "language" property.
-func newTool[In, Out any](name, desc string, langs []string, h mcp.ToolHandlerFor[In, Out]) (tool, error) {
+// langs and names, when not empty, become the enums of In's "language"
+// and "template" properties.
+func newTool[In, Out any](name, desc string, langs, names []string, h mcp.ToolHandlerFor[In, Out]) (tool, error) {
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
 		return tool{}, fmt.Errorf("input schema of %s: %w", name, err)
 	}
-	if p := in.Properties["language"]; p != nil && len(langs) > 0 {
-		for _, l := range langs {
-			p.Enum = append(p.Enum, l)
+	for prop, values := range map[string][]string{"language": langs, "template": names} {
+		if p := in.Properties[prop]; p != nil {
+			for _, v := range values {
+				p.Enum = append(p.Enum, v)
+			}
 		}
 	}
 	out, err := jsonschema.For[Out](nil)
@@ -50,16 +53,18 @@ func newTool[In, Out any](name, desc string, langs []string, h mcp.ToolHandlerFo
 // newTools defines every tool for the given templates, served by d.
 func newTools(d *door, tmpls []core.TemplateInfo) ([]tool, error) {
 	env := "\n\n" + environment(tmpls)
-	langs := languages(tmpls)
+	langs, names := languages(tmpls), templateNames(tmpls)
 	var tools []tool
 	for _, mk := range []func() (tool, error){
-		func() (tool, error) { return newTool(toolRunCode, descRunCode+env, langs, d.runCode) },
-		func() (tool, error) { return newTool(toolCreateSession, descCreateSession+env, langs, d.createSession) },
-		func() (tool, error) { return newTool(toolExecute, descExecute, nil, d.execute) },
-		func() (tool, error) { return newTool(toolWriteFile, descWriteFile, nil, d.writeFile) },
-		func() (tool, error) { return newTool(toolReadFile, descReadFile, nil, d.readFile) },
-		func() (tool, error) { return newTool(toolListFiles, descListFiles, nil, d.listFiles) },
-		func() (tool, error) { return newTool(toolCloseSession, descClose, nil, d.closeSession) },
+		func() (tool, error) { return newTool(toolRunCode, descRunCode+env, langs, names, d.runCode) },
+		func() (tool, error) {
+			return newTool(toolCreateSession, descCreateSession+env, langs, names, d.createSession)
+		},
+		func() (tool, error) { return newTool(toolExecute, descExecute, nil, nil, d.execute) },
+		func() (tool, error) { return newTool(toolWriteFile, descWriteFile, nil, nil, d.writeFile) },
+		func() (tool, error) { return newTool(toolReadFile, descReadFile, nil, nil, d.readFile) },
+		func() (tool, error) { return newTool(toolListFiles, descListFiles, nil, nil, d.listFiles) },
+		func() (tool, error) { return newTool(toolCloseSession, descClose, nil, nil, d.closeSession) },
 	} {
 		t, err := mk()
 		if err != nil {

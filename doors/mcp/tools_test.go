@@ -35,7 +35,7 @@ func TestToolsListed(t *testing.T) {
 			continue
 		}
 		in, _ := json.Marshal(tl.InputSchema)
-		for _, s := range []string{`"enum":["node","python"]`, `"required":["language","code"]`} {
+		for _, s := range []string{`"enum":["node","python"]`, `"enum":["node","python","python-slim"]`, `"required":["language","code"]`} {
 			if !strings.Contains(string(in), s) {
 				t.Errorf("run_code input schema %s lacks %s", in, s)
 			}
@@ -43,11 +43,28 @@ func TestToolsListed(t *testing.T) {
 		if tl.OutputSchema == nil {
 			t.Error("run_code has no output schema")
 		}
-		for _, s := range []string{"no network", "python: numpy 1.24.2, python 3.11.2", "512 MB memory", "/workspace", "10s default timeout"} {
+		for _, s := range []string{"no network", "python: numpy 1.24.2, python 3.11.2", "512 MB memory", "/workspace", "10s default timeout",
+			"With no template named, run_code code that imports numpy, pandas (already loaded here) and sessions in python get this one.",
+			"- python (template python-slim): the same packages as template python.",
+			"With no template named, other run_code code in python get this one."} {
 			if !strings.Contains(tl.Description, s) {
 				t.Errorf("run_code description lacks %q:\n%s", s, tl.Description)
 			}
 		}
+	}
+}
+
+func TestRunCodeNamesATemplate(t *testing.T) {
+	f := &fakeCore{run: func(c core.Caller, in core.RunInput) (core.RunResult, error) {
+		if in.Language != "python" || in.Template != "python-slim" {
+			t.Errorf("run input %+v, want language python, template python-slim", in)
+		}
+		return core.RunResult{Template: in.Template, Outcome: pool.Outcome{Result: runner.RunResult{Reason: runner.ReasonOK}}}, nil
+	}}
+	cs := connect(t, serve(t, f, Options{}), "")
+	res := call(t, cs, "run_code", map[string]any{"language": "python", "template": "python-slim", "code": "print(1)"})
+	if got, _ := json.Marshal(res.StructuredContent); res.IsError || !strings.Contains(string(got), `"template":"python-slim"`) {
+		t.Fatalf("result %+v, structured %s", res, got)
 	}
 }
 

@@ -15,7 +15,8 @@ type FileIn struct {
 // RunCodeIn is run_code's input. Its field names are /v1/run's, so the
 // same arguments can be posted there.
 type RunCodeIn struct {
-	Language  string   `json:"language" jsonschema:"the language (template) to run in"`
+	Language  string   `json:"language" jsonschema:"the language to run in"`
+	Template  string   `json:"template,omitempty" jsonschema:"the template to run on, of that language; when absent the server picks one by the imports of the code (see the list below)"`
 	Code      string   `json:"code" jsonschema:"the whole program; print what you want to see"`
 	Files     []FileIn `json:"files,omitempty" jsonschema:"files to write into /workspace before the program starts"`
 	TimeoutMS int      `json:"timeout_ms,omitempty" jsonschema:"wall-time limit in milliseconds; the template's default when absent"`
@@ -35,7 +36,8 @@ type RunCodeOut struct {
 
 // CreateSessionIn is create_session's input.
 type CreateSessionIn struct {
-	Language   string `json:"language" jsonschema:"the language (template) of the session's interpreter"`
+	Language   string `json:"language" jsonschema:"the language of the session's interpreter"`
+	Template   string `json:"template,omitempty" jsonschema:"the template of that language to use; when absent the language's session template (see the list below)"`
 	TTLSeconds int    `json:"ttl_s,omitempty" jsonschema:"idle seconds before the session is closed (the name /v1/sessions uses); the server's default when absent"`
 }
 

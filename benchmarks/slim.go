@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// The python / python-slim comparison: one image, two warm-ups. It runs
+// both templates on one server and alternates between them, so that the
+// ratios come from the same minutes of a shared machine.
+var slimPair = []string{"python-slim", "python"}
+
+// slimState is a template's entry in GET /v1/templates, as this phase
+// reads it.
+type slimState struct {
+	Name string `json:"name"`
+	Pool struct {
+		Snapshot string `json:"snapshot"`
+		Restores uint64 `json:"restores"`
+	} `json:"pool"`
+}
+
+// slimPhase measures, for python-slim and python alternately: warm
+// print(1) from a full idle pool, the memory of the idle pooled sandboxes
+// (both restored from their snapshots), print(1) restored on the request
+// path (no pool), and the size of each snapshot image.
+func slimPhase(ctx context.Context, o options, cg memCgroups, rep *report) error {
+	pooled, err := startServer(ctx, o, serverConfig{name: "python pair pooled", templates: slimPair, pool: max(o.pool, 1), snapshots: true})
+	if err != nil {
+		return err
+	}
+	warm, mems, err := slimPooled(ctx, o, cg, pooled, rep.MemoryNote == "")
+	err = errors.Join(err, pooled.finish(ctx, rep))
+	rep.Rows = append(rep.Rows, warm...)
+	rep.Memory = append(rep.Memory, mems...)
+	if err != nil {
+		return err
+	}
+	cold, err := startServer(ctx, o, serverConfig{name: "python pair restore", templates: slimPair, pool: 0, snapshots: true})
+	if err != nil {
+		return err
+	}
+	restored, err := slimRestores(ctx, o, cold)
+	err = errors.Join(err, cold.finish(ctx, rep))
+	rep.Rows = append(rep.Rows, restored...)
+	printSlim(os.Stdout, append(warm, restored...), mems, snapshotSizes(o.snapshots))
+	return err
+}
+
+// slimPooled waits for both snapshots and for pools refilled by restores,
+// then times warm print(1)s alternately and reads the idle pools' memory.
+func slimPooled(ctx context.Context, o options, cg memCgroups, s *server, memory bool) ([]row, []memRow, error) {
+	if err := s.awaitSnapshots(ctx, restoreTimeout); err != nil {
+		return nil, nil, err
+	}
+	rows := make([]row, len(slimPair))
+	for i, name := range slimPair {
+		rows[i] = row{Lang: name, Probe: "print(1)", Mode: modePool}
+	}
+	// The pools were first filled by cold starts, before the snapshots
+	// were ready: unmeasured runs cycle them to restored sandboxes.
+	for range max(o.pool, 1) {
+		for _, name := range slimPair {
+			if err := s.awaitFull(ctx, name); err != nil {
+				return rows, nil, err
+			}
+			if _, _, err := s.runBody(ctx, name, map[string]string{"template": name, "code": "print(1)"}); err != nil {
+				return rows, nil, err
+			}
+		}
+	}
+	for range o.slimN {
+		for i, name := range slimPair {
+			if err := s.awaitFull(ctx, name); err != nil {
+				return rows, nil, err
+			}
+			if err := s.slimSample(ctx, &rows[i], "pool"); err != nil {
+				return rows, nil, err
+			}
+		}
+	}
+	if !memory {
+		return rows, nil, nil
+	}
+	mems, err := s.idleMemoryByTemplate(ctx, cg, o.memSettle)
+	return rows, mems, err
+}
+
+// slimRestores times print(1) on a server with no pool: every run
+// restores its template's snapshot on the request path.
+func slimRestores(ctx context.Context, o options, s *server) ([]row, error) {
+	if err := s.awaitSnapshots(ctx, restoreTimeout); err != nil {
+		return nil, err
+	}
+	rows := make([]row, len(slimPair))
+	for i, name := range slimPair {
+		rows[i] = row{Lang: name, Probe: "print(1)", Mode: modeRestore}
+	}
+	for range o.slimN {
+		for i := range slimPair {
+			if err := sleep(ctx, o.settle); err != nil {
+				return rows, err
+			}
+			if err := s.slimSample(ctx, &rows[i], "restore"); err != nil {
+				return rows, err
+			}
+		}
+	}
+	return rows, nil
+}
+
+// slimSample runs print(1) on r's template and adds the sample, counted
+// when the sandbox started as want says.
+func (s *server) slimSample(ctx context.Context, r *row, want string) error {
+	resp, d, err := s.runBody(ctx, r.Lang, map[string]string{"template": r.Lang, "code": "print(1)"})
+	if err != nil {
+		return err
+	}
+	if resp.Reason != "ok" || resp.Stdout != "1\n" {
+		return fmt.Errorf("%s print(1): reason %q, stdout %q, stderr %q", r.Lang, resp.Reason, resp.Stdout, resp.Stderr)
+	}
+	kind, t := resp.startKind(), resp.Timing
+	r.Samples = append(r.Samples, sample{D: d, Start: kind, Counted: kind == want, Timing: &t})
+	if kind != want {
+		r.Mismatches++
+	}
+	return nil
+}
+
+// awaitSnapshots waits until every template of the pair has a ready
+// snapshot that a restore has used, or timeout passes.
+func (s *server) awaitSnapshots(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		states, err := s.slimStates(ctx)
+		if err != nil {
+			return err
+		}
+		ready := 0
+		for _, name := range slimPair {
+			st := states[name]
+			if st.Pool.Snapshot == "failed" {
+				return fmt.Errorf("%s snapshot failed", name)
+			}
+			if st.Pool.Snapshot == "ready" && (s.cfg.pool == 0 || st.Pool.Restores > 0) {
+				ready++
+			}
+		}
+		if ready == len(slimPair) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("snapshots of %v not ready after %s: %+v", slimPair, timeout, states)
+		}
+		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *server) slimStates(ctx context.Context) (map[string]slimState, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/v1/templates", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Templates []slimState `json:"templates"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		return nil, fmt.Errorf("GET /v1/templates: %w", err)
+	}
+	out := map[string]slimState{}
+	for _, t := range list.Templates {
+		out[t.Name] = t
+	}
+	return out, nil
+}
+
+// idleMemoryByTemplate is idleMemory with the sandboxes grouped by
+// template (the label Paddock puts in each bundle), not by language:
+// both templates of the pair run python.
+func (s *server) idleMemoryByTemplate(ctx context.Context, cg memCgroups, settle time.Duration) ([]memRow, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	byTemplate := func() (map[string][]string, error) {
+		return ownCgroups(cg.Root, func(id string) string { return filepath.Join(s.state, "bundles", id, "config.json") }, bundleTemplate)
+	}
+	for {
+		_, ready, err := s.quietCgroups(ctx, cg)
+		if err != nil {
+			return nil, err
+		}
+		if ready {
+			before, err := byTemplate()
+			if err != nil {
+				return nil, err
+			}
+			if err := sleep(ctx, settle); err != nil {
+				return nil, err
+			}
+			after, err := byTemplate()
+			if _, still, qerr := s.quietCgroups(ctx, cg); err == nil && qerr == nil && still && sameIDs(before, after) {
+				return s.readMemRows(cg, after)
+			}
+		}
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return nil, fmt.Errorf("waiting for idle pools: %w", err)
+		}
+	}
+}
+
+// bundleTemplate reads the template label from an OCI spec's annotations.
+func bundleTemplate(spec []byte) string {
+	var s struct {
+		Annotations map[string]string `json:"annotations"`
+	}
+	if json.Unmarshal(spec, &s) == nil && s.Annotations["dev.paddock.template"] != "" {
+		return s.Annotations["dev.paddock.template"]
+	}
+	return "unknown"
+}
+
+// snapshotSizes sums the files of each snapshot image under dir, by
+// directory name (<template>-<key>).
+func snapshotSizes(dir string) map[string]int64 {
+	out := map[string]int64{}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		_ = filepath.WalkDir(filepath.Join(dir, e.Name()), func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if fi, err := d.Info(); err == nil {
+					out[e.Name()] += fi.Size()
+				}
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// printSlim writes the comparison: p50s and their ratio, the server's
+// own restore time, the idle memory and the image sizes.
+func printSlim(w io.Writer, rows []row, mems []memRow, sizes map[string]int64) {
+	fmt.Fprintln(w, "\n== python-slim beside python (pandas-ready), alternating on one server ==")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "mode\tprobe\tpython-slim p50 ms\tpython p50 ms\tslim / python\tslim server start p50 ms\tpython server start p50 ms\t")
+	for _, mode := range []string{modePool, modeRestore} {
+		slim, ok1 := findRow(rows, "python-slim", "print(1)", mode)
+		full, ok2 := findRow(rows, "python", "print(1)", mode)
+		if !ok1 || !ok2 {
+			continue
+		}
+		r := "-"
+		if v, ok := ratio(slim.p50(), full.p50()); ok {
+			r = fmt.Sprintf("%.3f", v)
+		}
+		fmt.Fprintf(tw, "%s\tprint(1)\t%s\t%s\t%s\t%.2f\t%.2f\t\n", mode, fmtP50(slim.counted()), fmtP50(full.counted()), r,
+			slim.serverStartP50(), full.serverStartP50())
+	}
+	tw.Flush()
+	for _, m := range mems {
+		fmt.Fprintf(w, "idle pooled %s sandbox (%s, %d): usage %.1f MiB, rss %.1f MiB, shmem %.1f MiB\n", m.Lang, m.Start, len(m.Samples),
+			m.meanMB(func(s memSample) uint64 { return s.Usage }), m.meanMB(func(s memSample) uint64 { return s.RSS }),
+			m.meanMB(func(s memSample) uint64 { return s.Shmem }))
+	}
+	for name, n := range sizes {
+		for _, t := range slimPair {
+			if strings.HasPrefix(name, t+"-") && !strings.Contains(strings.TrimPrefix(name, t+"-"), "-") {
+				fmt.Fprintf(w, "snapshot image %s: %.1f MiB\n", name, float64(n)/mib)
+			}
+		}
+	}
+}
