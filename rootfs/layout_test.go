@@ -3,7 +3,6 @@ package rootfs
 import (
 	"testing"
 
-	"github.com/paddock-dev/paddock/runner/agent"
 	"github.com/paddock-dev/paddock/runner/ocispec"
 )
 
@@ -21,10 +20,5 @@ func TestLayoutIsTheRunnersLayout(t *testing.T) {
 	}
 	if "/"+nodeStartupDir != ocispec.NodeStartupDir {
 		t.Errorf("node startup snapshots in /%s, runner's %s", nodeStartupDir, ocispec.NodeStartupDir)
-	}
-	for _, mb := range []int{0, 313} {
-		if nodeStartupBlob(mb) != agent.StartupBlobName(mb) {
-			t.Errorf("node startup snapshot for %d MiB %s, the agent's %s", mb, nodeStartupBlob(mb), agent.StartupBlobName(mb))
-		}
 	}
 }

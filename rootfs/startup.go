@@ -20,8 +20,9 @@ const nodeStartupDir = "usr/lib/paddock"
 const nodeStartupEntry = "tmp/paddock-node-startup.js"
 
 // nodeStartupBlob is the name of the startup snapshot for a V8 heap
-// ceiling of heapMB MiB (0: V8's default); the agent's
-// StartupBlobName names it the same way.
+// ceiling of heapMB MiB (0: V8's default); the agent's StartupBlobName
+// names it the same way (its tests start node from the built image's
+// snapshots by that name).
 func nodeStartupBlob(heapMB int) string {
 	return "node-startup-heap" + strconv.Itoa(heapMB) + ".blob"
 }

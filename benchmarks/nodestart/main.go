@@ -179,7 +179,9 @@ func cgroupInt(controller, cg, file string) int64 {
 	return v
 }
 
-func cgroupCPU(cg string) time.Duration { return time.Duration(cgroupInt("cpuacct", cg, "cpuacct.usage")) }
+func cgroupCPU(cg string) time.Duration {
+	return time.Duration(cgroupInt("cpuacct", cg, "cpuacct.usage"))
+}
 
 // childrenCPU is the user and system time of this process's reaped
 // children.

@@ -25,7 +25,8 @@ import (
 
 // StartupBlobName is the name of the startup snapshot for a V8 heap
 // ceiling of heapMB MiB (0: V8's default). rootfs builds them under the
-// same names.
+// same names; TestNodeStartupSnapshot starts node from the built image's
+// snapshots by this name.
 func StartupBlobName(heapMB int) string {
 	return "node-startup-heap" + strconv.Itoa(heapMB) + ".blob"
 }
