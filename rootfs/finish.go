@@ -22,6 +22,9 @@ func (b *Builder) finish(ctx context.Context, t templates.Template, tmp string, 
 	if err != nil {
 		return Image{}, err
 	}
+	if err := buildStartupSnapshots(ctx, tree, t); err != nil {
+		return Image{}, err
+	}
 	if err := customize(tree); err != nil {
 		return Image{}, fmt.Errorf("customizing rootfs: %w", err)
 	}

@@ -18,4 +18,7 @@ func TestLayoutIsTheRunnersLayout(t *testing.T) {
 	if "/"+agentDir != ocispec.AgentDir {
 		t.Errorf("agent directory /%s, runner's %s", agentDir, ocispec.AgentDir)
 	}
+	if "/"+nodeStartupDir != ocispec.NodeStartupDir {
+		t.Errorf("node startup snapshots in /%s, runner's %s", nodeStartupDir, ocispec.NodeStartupDir)
+	}
 }

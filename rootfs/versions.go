@@ -27,10 +27,7 @@ var versionEnv = []string{
 // trimmed standard output by name. A failing command fails the build: the
 // image cannot run what it was built for.
 func recordVersions(ctx context.Context, tree string, commands map[string][]string) (map[string]string, error) {
-	chroot, err := exec.LookPath("chroot")
-	if err != nil {
-		chroot = "/usr/sbin/chroot"
-	}
+	chroot := chrootPath()
 	versions := make(map[string]string, len(commands))
 	for _, name := range slices.Sorted(maps.Keys(commands)) {
 		out, err := runInTree(ctx, chroot, tree, commands[name])
@@ -40,6 +37,14 @@ func recordVersions(ctx context.Context, tree string, commands map[string][]stri
 		versions[name] = out
 	}
 	return versions, nil
+}
+
+// chrootPath is the host's chroot.
+func chrootPath() string {
+	if p, err := exec.LookPath("chroot"); err == nil {
+		return p
+	}
+	return "/usr/sbin/chroot"
 }
 
 func runInTree(ctx context.Context, chroot, tree string, argv []string) (string, error) {

@@ -16,7 +16,8 @@ const RecipeVersion = 1
 
 // Key is a short, stable hex digest of everything that decides the
 // template's root filesystem: RecipeVersion, the suite, and the sorted
-// package and stub package lists. Limits, warm-up code, version commands
+// package and stub package lists, and for node the startup snapshot's
+// entry script (startup.go). Limits, warm-up code, version commands
 // and pool size do not change the image and do not change the key.
 func (t Template) Key() string {
 	sorted := func(names []string) string {
@@ -30,6 +31,7 @@ func (t Template) Key() string {
 	b.WriteString("suite " + t.Suite + "\n")
 	b.WriteString("packages " + sorted(t.Packages) + "\n")
 	b.WriteString("stubs " + sorted(t.StubPackages) + "\n")
+	b.WriteString(t.startupKey())
 	sum := sha256.Sum256([]byte(b.String()))
 	return hex.EncodeToString(sum[:])[:16]
 }

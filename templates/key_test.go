@@ -27,6 +27,9 @@ func TestKey(t *testing.T) {
 		{name: "name does not matter", change: func(t *Template) { t.Name = "other" }, want: "f9afca06b83a4ef0"},
 		{name: "suite matters", change: func(t *Template) { t.Suite = "trixie" }, want: "4482d5d0b5bbe0e9"},
 		{name: "packages matter", change: func(t *Template) { t.Packages = []string{"nodejs"} }, want: "c1a941c18a51253d"},
+		// printf '...stubs \nnode-startup %s heaps 0,313\n' "$(sha256sum templates/node_startup.js | cut -c1-64)"
+		{name: "node adds its startup snapshots, heaps sorted", change: func(t *Template) { t.Language = "node"; t.StartupHeapsMB = []int{313, 0} }, want: "3d84ded4585a161a"},
+		{name: "node without startup heaps", change: func(t *Template) { t.Language = "node" }, want: "f9afca06b83a4ef0"},
 		{name: "stub packages matter, sorted", change: func(t *Template) { t.StubPackages = []string{"zz", "python3-pythran"} }, want: "4b1bc6927842e5e5"},
 	}
 	for _, tt := range tests {

@@ -50,6 +50,13 @@ type Template struct {
 	// it must be false when the interpreter keeps random state that its
 	// driver cannot reseed after a restore.
 	Snapshot bool `json:"snapshot"`
+	// StartupHeapsMB are the V8 heap ceilings, in MiB (node's
+	// --max-old-space-size; 0 for V8's default), that a node template's
+	// image carries startup snapshots for (startup.go). A snapshot only
+	// loads in a node started with the V8 flags it was built with, so the
+	// list names the ceiling of the template's own memory limit; a sandbox
+	// with another starts without one.
+	StartupHeapsMB []int `json:"startup_heaps_mb,omitempty"`
 	// SnapshotNote says why a template is not snapshotted, for people
 	// reading /v1/templates.
 	SnapshotNote string `json:"snapshot_note,omitempty"`

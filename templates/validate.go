@@ -92,6 +92,11 @@ func (t Template) Validate() error {
 	if l.MemoryMB <= 0 || l.Processes <= 0 || l.CPUs <= 0 || l.DiskMB <= 0 || l.OpenFiles <= 0 || l.TimeoutMS <= 0 {
 		bad("limits must all be positive: %+v", l)
 	}
+	for _, mb := range t.StartupHeapsMB {
+		if mb < 0 || t.Language != "node" {
+			bad("startup heap %d MiB: only node takes startup snapshots, for ceilings of 0 and up", mb)
+		}
+	}
 	if t.PoolMax != 0 && t.PoolMax < t.PoolSize {
 		bad("pool_max %d is below pool_size %d", t.PoolMax, t.PoolSize)
 	}

@@ -57,6 +57,7 @@ func parseFlags(args []string, errOut io.Writer) (agent.Config, bool, error) {
 	fs.StringVar(&cfg.Workdir, "workdir", ocispec.WorkDir, "working directory and HOME of the code")
 	fs.StringVar(&warmup, "warmup-b64", "", "base64 code the interpreter runs before it waits for the request")
 	fs.IntVar(&cfg.HeapMB, "heap-mb", 0, "V8 heap ceiling in MiB (node's --max-old-space-size); 0 keeps V8's default")
+	fs.StringVar(&cfg.NodeStartupDir, "node-startup-dir", ocispec.NodeStartupDir, "directory of node's startup snapshots, one per heap ceiling (node only; empty: none)")
 	fs.BoolVar(&cfg.HostKernel, "host-kernel", false, "the sandbox runs on the host's Linux kernel (runc), not gVisor's: the interpreter counts against the process limit")
 	fs.BoolVar(&debug, "debug", false, "log at debug level")
 	if err := fs.Parse(args); err != nil {

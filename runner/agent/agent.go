@@ -92,10 +92,25 @@ func (a *Agent) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 }
 
 // prestart starts the interpreter and its output pumps and waits until the
-// driver has run the warm-up code and waits for its request. On failure
-// every process it started is dead.
+// driver has run the warm-up code and waits for its request. A node
+// interpreter that does not get there from its startup snapshot is started
+// again without it (startup.go). On failure every process it started is
+// dead.
 func (a *Agent) prestart(ctx context.Context, rp *reaper) (*interpreter, [2]*pump, error) {
-	interp, err := startInterpreter(rp, a.cfg, a.interpreter)
+	blob := a.startupBlob()
+	interp, pumps, err := a.startDriver(ctx, rp, blob)
+	if err != nil && blob != "" && ctx.Err() == nil {
+		a.log.Warn("node startup snapshot failed; starting without it", "blob", blob, "err", err)
+		interp, pumps, err = a.startDriver(ctx, rp, "")
+	}
+	return interp, pumps, err
+}
+
+// startDriver starts the interpreter, from blob if that is set, and its
+// output pumps and waits until the driver is ready. On failure every
+// process it started is dead.
+func (a *Agent) startDriver(ctx context.Context, rp *reaper, blob string) (*interpreter, [2]*pump, error) {
+	interp, err := startInterpreter(rp, a.cfg, a.interpreter, blob)
 	if err != nil {
 		return nil, [2]*pump{}, err
 	}

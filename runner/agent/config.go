@@ -36,6 +36,11 @@ type Config struct {
 	// HeapMB caps V8's old generation (node's --max-old-space-size), in
 	// MiB; zero leaves V8's own default. Node only.
 	HeapMB int `json:"heap_mb,omitempty"`
+	// NodeStartupDir holds node's startup snapshots (node
+	// --snapshot-blob), one per heap ceiling (StartupBlobName); the driver
+	// starts from the one for HeapMB when it is there. Empty means none.
+	// Other languages ignore it.
+	NodeStartupDir string `json:"node_startup_dir,omitempty"`
 	// HostKernel says the sandbox runs on the host's Linux kernel (the
 	// runc runtime), which charges every task to the uid it runs as
 	// against RLIMIT_NPROC, the interpreter included; gVisor charges a
@@ -61,6 +66,9 @@ func (c Config) Validate() error {
 	}
 	if c.HeapMB < 0 || (c.HeapMB > 0 && c.Language != LanguageNode) {
 		return fmt.Errorf("heap ceiling %d MiB: only node takes one, and never negative", c.HeapMB)
+	}
+	if c.NodeStartupDir != "" && !filepath.IsAbs(c.NodeStartupDir) {
+		return fmt.Errorf("node startup snapshot directory %q is not an absolute path", c.NodeStartupDir)
 	}
 	return nil
 }

@@ -32,8 +32,10 @@ var (
 // driverArgv is the interpreter's command line: the driver as inline code,
 // the warm-up code as its only argument. Node's internals are exposed for
 // the kernel's top-level await (node's own REPL transform), and its heap is
-// capped at heapMB MiB when that is set.
-func driverArgv(language, interpreter, warmup string, heapMB int) ([]string, error) {
+// capped at heapMB MiB when that is set. With blob, node starts from that
+// startup snapshot, whose main function runs the driver given as its first
+// argument (templates/node_startup.js) as -e would.
+func driverArgv(language, interpreter, warmup string, heapMB int, blob string) ([]string, error) {
 	switch language {
 	case LanguagePython:
 		return []string{interpreter, "-c", pythonDriver, warmup}, nil
@@ -42,7 +44,11 @@ func driverArgv(language, interpreter, warmup string, heapMB int) ([]string, err
 		if heapMB > 0 {
 			argv = append(argv, "--max-old-space-size="+strconv.Itoa(heapMB))
 		}
-		return append(argv, "--expose-internals", "-e", nodeDriver, "--", warmup), nil
+		argv = append(argv, "--expose-internals")
+		if blob != "" {
+			return append(argv, "--snapshot-blob", blob, "--", nodeDriver, warmup), nil
+		}
+		return append(argv, "-e", nodeDriver, "--", warmup), nil
 	}
 	return nil, fmt.Errorf("no driver for language %q", language)
 }

@@ -1,5 +1,8 @@
 // Paddock's Node driver, started by the agent as
 //   node --expose-internals -e <this source> -- <warm-up code>
+// or, from the image's startup snapshot, whose main function compiles it
+// as a module (templates/node_startup.js), as
+//   node --expose-internals --snapshot-blob <blob> -- <this source> <warm-up code>
 // It runs the warm-up code, tells the agent it is ready, waits for the
 // request on fd 3, then runs the request as `node -e CODE ARGS...` would: a
 // CommonJS module named [eval] in the working directory. Asked to become a
@@ -11,6 +14,15 @@
   const path = require('path');
   const Module = require('module');
   const cwd = process.cwd();
+  // Started from the image's startup snapshot (startup.go), node has not
+  // set up what `node -e` gives code: the built-in modules as globals.
+  // And console.Console does not survive the snapshot. Put both back.
+  if (!Object.getOwnPropertyDescriptor(globalThis, 'fs')) {
+    require('internal/modules/helpers').addBuiltinLibsToObject(globalThis, '<eval>');
+  }
+  if (typeof console.Console !== 'function') {
+    console.Console = require('internal/console/constructor').Console;
+  }
 
   function newModule(name) {
     const m = new Module(name);

@@ -82,7 +82,12 @@ const frameTimeout = 2 * time.Minute
 func testConfig(t testing.TB, language string) Config {
 	t.Helper()
 	templateImage(t, language)
-	return Config{Language: language, Workdir: t.TempDir()}
+	cfg := Config{Language: language, Workdir: t.TempDir()}
+	if language == LanguageNode {
+		// As in a sandbox: node starts from its image's startup snapshot.
+		cfg.NodeStartupDir = imageStartupDir
+	}
+	return cfg
 }
 
 // lockedBuffer collects the agent's log.

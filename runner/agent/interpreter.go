@@ -29,9 +29,10 @@ type interpreter struct {
 }
 
 // startInterpreter starts the driver as the configured user, in its own
-// process group, with a minimal environment. The reaper watches it.
-func startInterpreter(r *reaper, cfg Config, path string) (*interpreter, error) {
-	argv, err := driverArgv(cfg.Language, path, cfg.Warmup, cfg.HeapMB)
+// process group, with a minimal environment, from the startup snapshot
+// blob if that is set. The reaper watches it.
+func startInterpreter(r *reaper, cfg Config, path, blob string) (*interpreter, error) {
+	argv, err := driverArgv(cfg.Language, path, cfg.Warmup, cfg.HeapMB, blob)
 	if err != nil {
 		return nil, err
 	}

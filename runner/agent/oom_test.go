@@ -75,7 +75,7 @@ func TestDriverArgvHeap(t *testing.T) {
 			if tt.language == "python" {
 				interp = "/bin/python3"
 			}
-			argv, err := driverArgv(tt.language, interp, "", tt.heapMB)
+			argv, err := driverArgv(tt.language, interp, "", tt.heapMB, "")
 			if err != nil {
 				t.Fatal(err)
 			}

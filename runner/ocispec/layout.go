@@ -12,6 +12,9 @@ const (
 	AgentName = "paddock-agent"
 	// AgentPath is the agent inside the sandbox: its init process.
 	AgentPath = AgentDir + "/" + AgentName
+	// NodeStartupDir holds the startup snapshots a node image carries
+	// (node --snapshot-blob), built with the image's own node.
+	NodeStartupDir = "/usr/lib/paddock"
 	// WorkDir is the user's working directory and home.
 	WorkDir = "/workspace"
 	// UID and GID are the sandbox user the agent runs code as.
