@@ -180,7 +180,9 @@ func (s *server) stop() error {
 type poolState struct {
 	Name     string `json:"name"`
 	Language string `json:"language"`
-	Pool     struct {
+	// Limits are the template's resource limits, compared as they come.
+	Limits json.RawMessage `json:"limits"`
+	Pool   struct {
 		Target   int    `json:"target"`
 		Ready    int    `json:"ready"`
 		InUse    int    `json:"in_use"`

@@ -26,6 +26,10 @@ type steadyPoint struct {
 	// LoadBefore and LoadAfter are /proc/loadavg around the point: the
 	// machine is shared, and other work shows there.
 	LoadBefore, LoadAfter string
+	// RawOf, on a raw point, names the template whose raw point this is
+	// a copy of: templates of one language run the same interpreter under
+	// the same limits raw, so it is measured once.
+	RawOf string `json:",omitempty"`
 }
 
 func (p steadyPoint) p50() time.Duration { return percentile(p.T.Latencies, 0.5) }
@@ -53,6 +57,22 @@ func steadyCode(language string, i int64) (code, want string, ok bool) {
 type steadyTemplate struct {
 	name, language string
 	snapshot       string // the pool's snapshot state: off, building, ready, failed
+	limits         string // the template's limits as the server lists them
+}
+
+// sameRawLimits reports whether templates a and b of ts have the same
+// limits, so that their raw runs would be the same runs.
+func sameRawLimits(ts []steadyTemplate, a, b string) bool {
+	limits := func(name string) string {
+		for _, t := range ts {
+			if t.name == name {
+				return t.limits
+			}
+		}
+		return ""
+	}
+	la := limits(a)
+	return la != "" && la == limits(b)
 }
 
 // steadyPhase runs the phase and appends its points to rep.Steady.
@@ -72,6 +92,7 @@ func steadyPhase(ctx context.Context, o options, rs *rawRuntimes, rep *report) (
 	if err != nil {
 		return err
 	}
+	raws := map[string]steadyPoint{} // by language and clients
 	for _, t := range ts {
 		l, _ := langByName(t.language)
 		for _, c := range o.steadyClients {
@@ -88,6 +109,13 @@ func steadyPhase(ctx context.Context, o options, rs *rawRuntimes, rep *report) (
 			if !o.steadyRaw {
 				continue
 			}
+			key := fmt.Sprintf("%s/%d", t.language, c)
+			if rp, ok := raws[key]; ok && sameRawLimits(ts, rp.Template, t.name) {
+				rp.RawOf, rp.Template = rp.Template, t.name
+				rep.Steady = append(rep.Steady, rp)
+				progress("steady: %s, %d clients, raw: the point of %s (the same interpreter under the same limits)", t.name, c, rp.RawOf)
+				continue
+			}
 			rt, err := rs.get(t.name)
 			if err != nil {
 				return err
@@ -102,6 +130,7 @@ func steadyPhase(ctx context.Context, o options, rs *rawRuntimes, rep *report) (
 				return err
 			}
 			rep.Steady = append(rep.Steady, rp)
+			raws[key] = rp
 			progress("steady: %s", rp.summary())
 		}
 	}
@@ -127,7 +156,7 @@ func (s *server) steadyTemplates(ctx context.Context, want []string) ([]steadyTe
 		if _, ok := langByName(p.Language); !ok {
 			return nil, fmt.Errorf("template %s: unknown language %q", name, p.Language)
 		}
-		out = append(out, steadyTemplate{name: name, language: p.Language, snapshot: p.Pool.Snapshot})
+		out = append(out, steadyTemplate{name: name, language: p.Language, snapshot: p.Pool.Snapshot, limits: string(p.Limits)})
 	}
 	for _, w := range want {
 		if _, ok := ps[w]; !ok {

@@ -267,3 +267,16 @@ func TestSteadyThroughput(t *testing.T) {
 		t.Errorf("throughput = %+v", got)
 	}
 }
+
+func TestSameRawLimits(t *testing.T) {
+	ts := []steadyTemplate{{name: "python", limits: `{"memory_mb":512}`}, {name: "python-slim", limits: `{"memory_mb":512}`},
+		{name: "big", limits: `{"memory_mb":1024}`}, {name: "unlisted"}}
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{{"python", "python-slim", true}, {"python", "big", false}, {"unlisted", "unlisted", false}, {"python", "gone", false}} {
+		if got := sameRawLimits(ts, tc.a, tc.b); got != tc.want {
+			t.Errorf("sameRawLimits(%s, %s) = %v", tc.a, tc.b, got)
+		}
+	}
+}

@@ -110,6 +110,13 @@ func printSteady(w io.Writer, points []steadyPoint) {
 	fmt.Fprintln(w, "p50/p99: each answered request; waited: what each run cost its client from its first attempt, through 429/503 answers and the Retry-After pauses they asked for.")
 	fmt.Fprintln(w, "CPU-s/run machine: /proc/stat busy time of all CPUs over the point less the bench's own (RUSAGE_SELF), ÷ runs; includes other work on a shared machine (see load).")
 	fmt.Fprintln(w, "CPU-s/run attributed: paddock = server process + reaped children (/proc/pid/stat) + its sandbox cgroups' cpuacct (polled every 100 ms: a lower bound); raw = the bench's reaped runsc processes (RUSAGE_CHILDREN).")
+	shared := map[string]string{}
+	for _, p := range points {
+		if p.RawOf != "" && shared[p.Template] == "" {
+			shared[p.Template] = p.RawOf
+			fmt.Fprintf(w, "raw rows of %s are those of %s: the same interpreter under the same limits, measured once.\n", p.Template, p.RawOf)
+		}
+	}
 	for _, p := range points {
 		if p.T.FirstError != "" {
 			fmt.Fprintf(w, "first error, %s %s %d clients: %s\n", p.Template, shortTarget(p.Target), p.Clients, p.T.FirstError)
