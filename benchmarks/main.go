@@ -40,6 +40,8 @@ type options struct {
 	jupyterN                int    // Jupyter cell round trips per stack (0: none)
 	clients                 string // doors/clients, with its npm packages installed
 	jupyterOnly             bool   // run only the Jupyter phase
+	cpuPhasesN              int    // one-shots per template and variant in the CPU phases (0: none)
+	cpuOnly                 bool   // run only the CPU phases
 
 	flags map[string]any // every flag's value, for the JSON
 }
@@ -70,6 +72,8 @@ func main() {
 	flag.BoolVar(&o.runc, "runc", true, "also measure the runc runtime (cold, warm, sessions, idle memory, throughput) for the gVisor ÷ runc headlines")
 	flag.IntVar(&o.jupyterN, "jupyter", 200, "Jupyter cell round trips (`x + 1` through @jupyterlab/services) against Paddock and against native Jupyter Server + ipykernel, stock and with TCP_NODELAY (0: none)")
 	flag.BoolVar(&o.jupyterOnly, "jupyter-only", false, "run only the Jupyter cell round trips")
+	flag.IntVar(&o.cpuPhasesN, "cpu-phases", 0, "one-shots per template and runtime variant whose host CPU is split by phase (restore, ping, run, destroy), beside as many raw `runsc run` + delete (0: skip)")
+	flag.BoolVar(&o.cpuOnly, "cpu-phases-only", false, "run only the CPU phases")
 	flag.StringVar(&o.clients, "clients", "doors/clients", "the door clients' directory, npm packages installed (make clients)")
 	flag.StringVar(&o.jsonOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
 	flag.StringVar(&o.csvOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
@@ -152,6 +156,16 @@ func run(ctx context.Context, o options) error {
 				all(name, f)
 			}
 		}
+	}
+	if o.cpuOnly {
+		phase = func(name string, f func() error) {
+			if strings.HasPrefix(name, "CPU") {
+				all(name, f)
+			}
+		}
+	}
+	if o.cpuPhasesN > 0 {
+		phase("CPU per phase of a one-shot (in-process runtime, no server)", func() error { return cpuPhase(ctx, o, os.Stdout) })
 	}
 	phase("native baselines (the templates' interpreters from their root filesystems, then the host's)", func() error { return nativePhase(ctx, o, &rep) })
 	phase("raw runsc baselines (Paddock's limits, delete included)", func() error { return rawPhase(ctx, rs, o, &rep) })

@@ -34,7 +34,10 @@ type Config struct {
 	// SnapshotDir caches snapshot images across restarts. Empty disables
 	// snapshots.
 	SnapshotDir string
-	Logger      *slog.Logger
+	// Tuning turns CPU levers off (for the bench); the zero value is the
+	// tuned runtime.
+	Tuning Tuning
+	Logger *slog.Logger
 }
 
 // Runtime starts gVisor sandboxes.
