@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -40,12 +41,13 @@ type cpuStep int
 const (
 	stepUp      cpuStep = iota // runsc restore or run, until it returns
 	stepReady                  // the first ping (and reseed) or the handshake
+	stepIdle                   // waiting in the pool (only with --cpu-phases-idle)
 	stepRun                    // the run itself
 	stepDestroy                // runsc delete, the bundle, the cgroups
 	stepCount
 )
 
-var stepNames = [stepCount]string{"restore/start", "ping+reseed/hello", "run", "destroy+cleanup"}
+var stepNames = [stepCount]string{"restore/start", "ping+reseed/hello", "idle in the pool", "run", "destroy+cleanup"}
 
 // cpuSplit is the CPU of one step by where it was spent.
 type cpuSplit struct {
@@ -59,22 +61,8 @@ func (c cpuSplit) total() time.Duration { return c.runsc + c.sandbox + c.self }
 // cpuSample is one one-shot.
 type cpuSample [stepCount]cpuSplit
 
-// cpuVariant is one configuration measured: a name and the runtime's
-// tuning.
-type cpuVariant struct {
-	name string
-	tune runsc.Tuning
-}
-
-// cpuVariants are the configurations compared: what Paddock ships, and
-// each lever turned off alone.
-var cpuVariants = []cpuVariant{
-	{name: "shipped"},
-}
-
-// cpuPhase measures n one-shots of each template and variant, the variants
-// alternating sample by sample, and n raw `runsc run` + delete of each
-// interpreter under the same limits, then prints the table.
+// cpuPhase measures n one-shots of each template, then n raw `runsc run` +
+// delete of its interpreter under the same limits, and prints the tables.
 func cpuPhase(ctx context.Context, o options, w io.Writer) error {
 	cg := cpuCgroup{root: "/sys/fs/cgroup/cpuacct" + ocispec.CgroupParent}
 	if _, err := cg.usage(""); err != nil {
@@ -87,6 +75,9 @@ func cpuPhase(ctx context.Context, o options, w io.Writer) error {
 	defer os.RemoveAll(dir)
 	var out []cpuTable
 	for _, l := range langs {
+		if len(o.cpuLangs) > 0 && !slices.Contains(o.cpuLangs, l.name) {
+			continue
+		}
 		spec, err := cpuSpec(o, l.name)
 		if err != nil {
 			return err
@@ -97,32 +88,24 @@ func cpuPhase(ctx context.Context, o options, w io.Writer) error {
 				p = pr
 			}
 		}
-		rts := make([]*cpuRuntime, len(cpuVariants))
-		for i, v := range cpuVariants {
-			rt, err := newCPURuntime(ctx, o, filepath.Join(dir, l.name+"-"+strconv.Itoa(i)), v, spec, l.snapshotted, cg)
+		rt, err := newCPURuntime(ctx, o, filepath.Join(dir, l.name), spec, l.snapshotted, cg)
+		if err != nil {
+			return fmt.Errorf("%s: %w", l.name, err)
+		}
+		defer rt.close()
+		t := cpuTable{lang: l.name, variant: "Paddock", kind: rt.kind()}
+		for i := range o.cpuPhasesN + 1 {
+			s, err := rt.oneShot(ctx, p)
 			if err != nil {
-				return fmt.Errorf("%s %s: %w", l.name, v.name, err)
+				return fmt.Errorf("%s: %w", l.name, err)
 			}
-			defer rt.close()
-			rts[i] = rt
-		}
-		for _, rt := range rts { // one untimed one-shot each: caches warm
-			if _, err := rt.oneShot(ctx, p); err != nil {
-				return fmt.Errorf("%s %s: %w", l.name, rt.v.name, err)
+			if i > 0 { // the first warms the caches
+				t.samples = append(t.samples, s)
 			}
 		}
-		samples := make([][]cpuSample, len(rts))
-		for range o.cpuPhasesN {
-			for i, rt := range rts {
-				s, err := rt.oneShot(ctx, p)
-				if err != nil {
-					return fmt.Errorf("%s %s: %w", l.name, rt.v.name, err)
-				}
-				samples[i] = append(samples[i], s)
-			}
-		}
-		for i, rt := range rts {
-			out = append(out, cpuTable{lang: l.name, variant: rt.v.name, kind: rt.kind(), samples: samples[i]})
+		out = append(out, t)
+		if !o.cpuRaw {
+			continue
 		}
 		raw, err := rawCPU(ctx, o, l, p, cg)
 		if err != nil {
@@ -154,11 +137,11 @@ func cpuSpec(o options, name string) (runner.Spec, error) {
 // cpuRuntime is one gVisor runtime of the bench's own, with a hook on its
 // runsc commands.
 type cpuRuntime struct {
-	v    cpuVariant
 	rt   *runsc.Runtime
 	spec runner.Spec
 	img  *runner.Snapshot // nil: cold starts
 	cg   cpuCgroup
+	idle time.Duration // how long a sandbox waits between ready and run
 
 	// set by the hook when runsc restore or run returns
 	upRunsc  time.Duration
@@ -169,17 +152,17 @@ type cpuRuntime struct {
 	delRunsc time.Duration
 }
 
-func newCPURuntime(ctx context.Context, o options, dir string, v cpuVariant, spec runner.Spec, snapshot bool, cg cpuCgroup) (*cpuRuntime, error) {
+func newCPURuntime(ctx context.Context, o options, dir string, spec runner.Spec, snapshot bool, cg cpuCgroup) (*cpuRuntime, error) {
 	agent, err := filepath.Abs(o.agent)
 	if err != nil {
 		return nil, err
 	}
 	rt, err := runsc.New(runsc.Config{Runsc: o.runsc, StateDir: dir, Agent: agent, Platform: rawPlatform,
-		SnapshotDir: filepath.Join(dir, "snapshots"), Tuning: v.tune})
+		SnapshotDir: filepath.Join(dir, "snapshots")})
 	if err != nil {
 		return nil, err
 	}
-	c := &cpuRuntime{v: v, rt: rt, spec: spec, cg: cg}
+	c := &cpuRuntime{rt: rt, spec: spec, cg: cg, idle: o.cpuIdle}
 	if snapshot {
 		img, err := rt.Snapshot(ctx, spec)
 		if err != nil {
@@ -234,6 +217,20 @@ func (c *cpuRuntime) oneShot(ctx context.Context, p probe) (cpuSample, error) {
 	}
 	s[stepUp] = cpuSplit{runsc: c.upRunsc, sandbox: c.upCgroup, self: c.upSelf - self0, wall: c.upWall, valid: true}
 	s[stepReady] = cpuSplit{sandbox: cg1 - c.upCgroup, self: self1 - c.upSelf, wall: ready.Sub(begin) - c.upWall, valid: true}
+	if c.idle > 0 {
+		// Idle: what a ready sandbox costs while it waits for a run. Its
+		// CPU is not part of the one-shot's (see cpuTable.print).
+		select {
+		case <-ctx.Done():
+		case <-time.After(c.idle):
+		}
+		cg, err := c.cg.usage(id)
+		if err != nil {
+			return s, errors.Join(err, sb.Destroy(ctx))
+		}
+		s[stepIdle] = cpuSplit{sandbox: cg - cg1, wall: time.Since(ready), valid: true}
+		ready, self1, cg1 = time.Now(), selfCPU(), cg
+	}
 
 	var stdout strings.Builder
 	res, err := sb.Run(ctx, runner.RunRequest{Code: p.code, Timeout: time.Minute, MaxStdout: 1 << 20, MaxStderr: 1 << 20},
@@ -394,7 +391,7 @@ func rawCPU(ctx context.Context, o options, l lang, p probe, cg cpuCgroup) (cpuT
 	return t, nil
 }
 
-// cpuTable is the samples of one template and variant.
+// cpuTable is the samples of one template, on Paddock or raw runsc.
 type cpuTable struct {
 	lang, variant, kind string
 	samples             []cpuSample
@@ -404,14 +401,23 @@ func (t cpuTable) print(w io.Writer) {
 	fmt.Fprintf(w, "\n%s, %s: %s, %d one-shots\n", t.lang, t.variant, t.kind, len(t.samples))
 	fmt.Fprintf(w, "%-20s %9s %9s %9s %9s %9s %9s\n", "phase", "CPU p50", "CPU mean", "runsc", "sandbox", "server", "wall p50")
 	var totals, walls []time.Duration
-	for i := range t.samples {
+	for _, smp := range t.samples {
 		var c, wl time.Duration
-		for _, sp := range t.samples[i] {
+		valid := true
+		for st, sp := range smp {
+			if cpuStep(st) == stepIdle {
+				continue
+			}
 			c += sp.total()
 			wl += sp.wall
+			valid = valid && sp.valid
 		}
-		totals, walls = append(totals, c), append(walls, wl)
+		walls = append(walls, wl)
+		if valid {
+			totals = append(totals, c)
+		}
 	}
+	var sumOfMeans time.Duration
 	for st := range stepCount {
 		var all, r, sb, self, wall []time.Duration
 		for _, s := range t.samples {
@@ -422,8 +428,11 @@ func (t cpuTable) print(w io.Writer) {
 			}
 			all, r, sb, self = append(all, sp.total()), append(r, sp.runsc), append(sb, sp.sandbox), append(self, sp.self)
 		}
-		if len(wall) == 0 || (st == stepReady || st == stepRun) && t.variant == "raw runsc" {
+		if len(wall) == 0 || (st == stepReady || st == stepRun) && t.variant == "raw runsc" || st == stepIdle && percentile(wall, 0.5) == 0 {
 			continue
+		}
+		if st != stepIdle {
+			sumOfMeans += mean(all)
 		}
 		note := ""
 		if len(all) < len(wall) {
@@ -432,7 +441,9 @@ func (t cpuTable) print(w io.Writer) {
 		fmt.Fprintf(w, "%-20s %9s %9s %9s %9s %9s %9s%s\n", stepNames[st], fmtMS(percentile(all, 0.5)), fmtMS(mean(all)),
 			fmtMS(mean(r)), fmtMS(mean(sb)), fmtMS(mean(self)), fmtMS(percentile(wall, 0.5)), note)
 	}
-	fmt.Fprintf(w, "%-20s %9s %9s %9s %9s %9s %9s\n", "per one-shot", fmtMS(percentile(totals, 0.5)), fmtMS(mean(totals)), "", "", "", fmtMS(percentile(walls, 0.5)))
+	// The mean is the sum of the steps' means; the p50 is of the samples
+	// whose every step was read.
+	fmt.Fprintf(w, "%-20s %9s %9s %9s %9s %9s %9s  (p50 of %d whole samples)\n", "per one-shot", fmtMS(percentile(totals, 0.5)), fmtMS(sumOfMeans), "", "", "", fmtMS(percentile(walls, 0.5)), len(totals))
 }
 
 func mean(s []time.Duration) time.Duration {

@@ -42,6 +42,9 @@ type options struct {
 	jupyterOnly             bool   // run only the Jupyter phase
 	cpuPhasesN              int    // one-shots per template and variant in the CPU phases (0: none)
 	cpuOnly                 bool   // run only the CPU phases
+	cpuLangs                []string
+	cpuRaw                  bool
+	cpuIdle                 time.Duration
 
 	flags map[string]any // every flag's value, for the JSON
 }
@@ -72,14 +75,18 @@ func main() {
 	flag.BoolVar(&o.runc, "runc", true, "also measure the runc runtime (cold, warm, sessions, idle memory, throughput) for the gVisor ÷ runc headlines")
 	flag.IntVar(&o.jupyterN, "jupyter", 200, "Jupyter cell round trips (`x + 1` through @jupyterlab/services) against Paddock and against native Jupyter Server + ipykernel, stock and with TCP_NODELAY (0: none)")
 	flag.BoolVar(&o.jupyterOnly, "jupyter-only", false, "run only the Jupyter cell round trips")
-	flag.IntVar(&o.cpuPhasesN, "cpu-phases", 0, "one-shots per template and runtime variant whose host CPU is split by phase (restore, ping, run, destroy), beside as many raw `runsc run` + delete (0: skip)")
+	flag.IntVar(&o.cpuPhasesN, "cpu-phases", 0, "one-shots per template whose host CPU is split by phase (restore, ping, run, destroy), beside as many raw `runsc run` + delete (0: skip)")
 	flag.BoolVar(&o.cpuOnly, "cpu-phases-only", false, "run only the CPU phases")
+	cpuLangs := flag.String("cpu-phases-langs", "", "languages of the CPU phases (empty: all)")
+	flag.DurationVar(&o.cpuIdle, "cpu-phases-idle", 0, "how long each sandbox of the CPU phases waits, ready, before its run; its CPU meanwhile is shown apart (0: none)")
+	flag.BoolVar(&o.cpuRaw, "cpu-phases-raw", true, "measure raw runsc run + delete in the CPU phases too")
 	flag.StringVar(&o.clients, "clients", "doors/clients", "the door clients' directory, npm packages installed (make clients)")
 	flag.StringVar(&o.jsonOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
 	flag.StringVar(&o.csvOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
 	flag.StringVar(&o.pngOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")
 	flag.Parse()
 	o.tpLangs = splitList(*tpLangs)
+	o.cpuLangs = splitList(*cpuLangs)
 	o.flags = map[string]any{}
 	flag.VisitAll(func(f *flag.Flag) { o.flags[f.Name] = f.Value.String() })
 

@@ -20,8 +20,10 @@ type Runsc struct {
 	// Platform is the gVisor platform ("systrap", "ptrace").
 	Platform string
 	Logger   *slog.Logger
-	// Observe, when set, is told about every invocation once it has ended.
-	// It is for measurement (the bench's CPU phases); nil costs nothing.
+	// Observe, when set, is told about every invocation once it has ended,
+	// failed ones too, in the goroutine that ran it (so possibly in
+	// several at once). It is for measurement (the bench's CPU phases);
+	// nil costs a time.Now per invocation.
 	Observe func(Invocation)
 }
 

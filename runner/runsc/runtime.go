@@ -34,10 +34,7 @@ type Config struct {
 	// SnapshotDir caches snapshot images across restarts. Empty disables
 	// snapshots.
 	SnapshotDir string
-	// Tuning turns CPU levers off (for the bench); the zero value is the
-	// tuned runtime.
-	Tuning Tuning
-	Logger *slog.Logger
+	Logger      *slog.Logger
 }
 
 // Runtime starts gVisor sandboxes.
