@@ -313,7 +313,9 @@ func parentShare(before, after cgroupUsages, id string) (time.Duration, bool) {
 			return 0, false
 		}
 	}
-	return d, true
+	// The children are read one after another while they run: a child
+	// that used nothing can come out a little below zero.
+	return max(0, d), true
 }
 
 // selfCPU is the bench process's own CPU so far.
@@ -337,8 +339,8 @@ func sub(argv []string) string {
 // running p, under the template's limits. `runsc run` waits for its
 // sandbox and gofer, so its rusage holds theirs, which also charged the
 // container's cgroup (removed when run returns, hence read through the
-// parent): the runsc column is what is left of the rusage beyond the
-// cgroup's.
+// parent): the up step's CPU is the rusage, and the runsc column what it
+// has beyond the cgroup's.
 func rawCPU(ctx context.Context, o options, l lang, p probe, cg cpuCgroup) (cpuTable, error) {
 	t := cpuTable{lang: l.name, variant: "raw runsc", kind: "runsc run + delete of the interpreter, same limits"}
 	rt, err := newRawRuntime(o, l.name)
@@ -349,6 +351,8 @@ func rawCPU(ctx context.Context, o options, l lang, p probe, cg cpuCgroup) (cpuT
 	argv := append(append([]string(nil), l.inSandbox...), p.code)
 	for i := range o.cpuPhasesN + 1 {
 		var s cpuSample
+		// A raw run has no steps between up and destroy.
+		s[stepReady].valid, s[stepIdle].valid, s[stepRun].valid = true, true, true
 		id := rawID()
 		self0, begin := selfCPU(), time.Now()
 		bundle, err := rt.bundle(id, argv)
@@ -368,7 +372,12 @@ func rawCPU(ctx context.Context, o options, l lang, p probe, cg cpuCgroup) (cpuT
 			runCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		}
 		// runsc run reaped the sandbox and gofer: its rusage holds theirs.
-		s[stepUp] = cpuSplit{runsc: max(0, runCPU-box), sandbox: box, self: self1 - self0, wall: ran.Sub(begin), valid: ok}
+		// Where the parent could not be read, the split is unknown and
+		// all of it shows as runsc's.
+		s[stepUp] = cpuSplit{runsc: runCPU, self: self1 - self0, wall: ran.Sub(begin), valid: true}
+		if ok && box <= runCPU {
+			s[stepUp].runsc, s[stepUp].sandbox = runCPU-box, box
+		}
 
 		before = cg.children()
 		del := rt.command(ctx, false, "delete", "--force", id)
@@ -436,7 +445,7 @@ func (t cpuTable) print(w io.Writer) {
 		}
 		note := ""
 		if len(all) < len(wall) {
-			note = fmt.Sprintf("  (%d of %d samples: other sandboxes came or went)", len(all), len(wall))
+			note = fmt.Sprintf("  (read in %d of %d samples; in the others, other sandboxes came or went)", len(all), len(wall))
 		}
 		fmt.Fprintf(w, "%-20s %9s %9s %9s %9s %9s %9s%s\n", stepNames[st], fmtMS(percentile(all, 0.5)), fmtMS(mean(all)),
 			fmtMS(mean(r)), fmtMS(mean(sb)), fmtMS(mean(self)), fmtMS(percentile(wall, 0.5)), note)

@@ -23,6 +23,10 @@ func TestParentShare(t *testing.T) {
 	if _, ok := parentShare(before, cgroupUsages{"": 1040 * ms}, "pd-a"); ok {
 		t.Error("parentShare with a child gone: ok, want not ok")
 	}
+	// Read one after another, pd-b's count ran ahead of the parent's.
+	if got, ok := parentShare(before, cgroupUsages{"": 1010 * ms, "pd-b": 212 * ms}, "pd-a"); !ok || got != 0 {
+		t.Errorf("parentShare with a child read after the parent = %s, %v; want 0s, true", got, ok)
+	}
 	// A raw run's container appears and goes within the step.
 	if got, ok := parentShare(cgroupUsages{"": 10 * ms}, cgroupUsages{"": 70 * ms}, "raw-1"); !ok || got != 60*ms {
 		t.Errorf("parentShare of a child that came and went = %s, %v; want 60ms, true", got, ok)
@@ -50,7 +54,7 @@ func TestCPUTablePrint(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"restore/start           241.00    241.00     20.00    220.00      1.00    100.00\n",
-		"destroy+cleanup          17.00     16.00     10.00      6.00      0.00     20.00  (2 of 3 samples: other sandboxes came or went)\n",
+		"destroy+cleanup          17.00     16.00     10.00      6.00      0.00     20.00  (read in 2 of 3 samples; in the others, other sandboxes came or went)\n",
 		"per one-shot            318.00    297.00                                  140.00  (p50 of 2 whole samples)\n",
 	} {
 		if !strings.Contains(out, want) {

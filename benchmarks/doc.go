@@ -17,6 +17,10 @@
 //     memory cgroups (v1 or v2, whichever the host has), grouped by how
 //     each sandbox was made (its runsc state says whether it was
 //     restored).
+//   - with --cpu-phases, the host CPU of a pooled one-shot split by step
+//     (restore or start, first ping, run, destroy), read from the
+//     kernel, beside raw runsc run + delete (cpuphases.go,
+//     docs/cpu-per-run.md).
 //
 // The baselines: the native rows run the template's own interpreter and
 // libraries, chrooted into a read-only view of its built root filesystem
