@@ -75,7 +75,7 @@ func main() {
 	flag.BoolVar(&o.runc, "runc", true, "also measure the runc runtime (cold, warm, sessions, idle memory, throughput) for the gVisor ÷ runc headlines")
 	flag.IntVar(&o.jupyterN, "jupyter", 200, "Jupyter cell round trips (`x + 1` through @jupyterlab/services) against Paddock and against native Jupyter Server + ipykernel, stock and with TCP_NODELAY (0: none)")
 	flag.BoolVar(&o.jupyterOnly, "jupyter-only", false, "run only the Jupyter cell round trips")
-	flag.IntVar(&o.cpuPhasesN, "cpu-phases", 0, "one-shots per template whose host CPU is split by phase (restore, ping, run, destroy), beside as many raw `runsc run` + delete (0: skip)")
+	flag.IntVar(&o.cpuPhasesN, "cpu-phases", 0, "one-shots per template whose host CPU is split by phase (restore, ping, run, destroy), beside as many raw runsc run + delete (0: skip)")
 	flag.BoolVar(&o.cpuOnly, "cpu-phases-only", false, "run only the CPU phases")
 	cpuLangs := flag.String("cpu-phases-langs", "", "languages of the CPU phases (empty: all)")
 	flag.DurationVar(&o.cpuIdle, "cpu-phases-idle", 0, "how long each sandbox of the CPU phases waits, ready, before its run; its CPU meanwhile is shown apart (0: none)")
