@@ -27,6 +27,10 @@
 //   - python-slim beside python (slim.go, --slim): warm and restored
 //     print(1) alternating between the two templates on one server, their
 //     idle memory by template and their snapshot sizes.
+//   - with --cpu-phases, the host CPU of a pooled one-shot split by step
+//     (restore or start, first ping, run, destroy), read from the
+//     kernel, beside raw runsc run + delete (cpuphases.go,
+//     docs/cpu-per-run.md).
 //
 // The baselines: the native rows run the template's own interpreter and
 // libraries, chrooted into a read-only view of its built root filesystem

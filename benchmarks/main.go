@@ -50,6 +50,11 @@ type options struct {
 	steadyClients                   []int
 	steadyTemplates                 []string
 	steadyTxt, steadyCSV, steadyPNG string
+	cpuPhasesN                      int  // one-shots per template and variant in the CPU phases (0: none)
+	cpuOnly                         bool // run only the CPU phases
+	cpuLangs                        []string
+	cpuRaw                          bool
+	cpuIdle                         time.Duration
 
 	flags map[string]any // every flag's value, for the JSON
 }
@@ -82,6 +87,11 @@ func main() {
 	flag.BoolVar(&o.jupyterOnly, "jupyter-only", false, "run only the Jupyter cell round trips")
 	flag.IntVar(&o.slimN, "slim", 20, "print(1) samples per template, warm and restored, alternating python-slim and python on one server, with their idle memory and snapshot sizes (0: skip)")
 	slimOnly := flag.Bool("slim-only", false, "run only the python-slim / python comparison")
+	flag.IntVar(&o.cpuPhasesN, "cpu-phases", 0, "one-shots per template whose host CPU is split by phase (restore, ping, run, destroy), beside as many raw runsc run + delete (0: skip)")
+	flag.BoolVar(&o.cpuOnly, "cpu-phases-only", false, "run only the CPU phases")
+	cpuLangs := flag.String("cpu-phases-langs", "", "languages of the CPU phases (empty: all)")
+	flag.DurationVar(&o.cpuIdle, "cpu-phases-idle", 0, "how long each sandbox of the CPU phases waits, ready, before its run; its CPU meanwhile is shown apart (0: none)")
+	flag.BoolVar(&o.cpuRaw, "cpu-phases-raw", true, "measure raw runsc run + delete in the CPU phases too")
 	flag.StringVar(&o.clients, "clients", "doors/clients", "the door clients' directory, npm packages installed (make clients)")
 	flag.BoolVar(&o.steady, "steady", true, "run the steady-state phase: a closed loop of one-shot print(i) runs per template against a server started as `make run` starts it, at each of --steady-clients for --steady-duration, raw runsc run + delete beside it (supersedes the 2-client throughput measurement of the shipped server and the raw run rate)")
 	flag.BoolVar(&o.steadyOnly, "steady-only", false, "run only the steady-state phase")
@@ -108,6 +118,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: --steady-duration must be positive")
 		os.Exit(2)
 	}
+	o.cpuLangs = splitList(*cpuLangs)
 	o.flags = map[string]any{}
 	flag.VisitAll(func(f *flag.Flag) { o.flags[f.Name] = f.Value.String() })
 
@@ -194,20 +205,27 @@ func run(ctx context.Context, o options) error {
 	rs := &rawRuntimes{o: o}
 	defer rs.close()
 
-	if o.jupyterOnly {
+	// Each --X-only flag names the phases it keeps by their titles'
+	// beginnings; with any of them set, only those phases run.
+	var only []string
+	for on, prefix := range map[*bool]string{&o.jupyterOnly: "Jupyter", &o.steadyOnly: "steady", &o.slimOnly: "python-slim", &o.cpuOnly: "CPU"} {
+		if *on {
+			only = append(only, prefix)
+		}
+	}
+	o.steady = o.steady || o.steadyOnly
+	if len(only) > 0 {
 		phase = func(name string, f func() error) {
-			if strings.HasPrefix(name, "Jupyter") {
-				all(name, f)
+			for _, prefix := range only {
+				if strings.HasPrefix(name, prefix) {
+					all(name, f)
+					return
+				}
 			}
 		}
 	}
-	if o.steadyOnly || o.slimOnly {
-		o.steady = o.steady || o.steadyOnly
-		phase = func(name string, f func() error) {
-			if (o.steadyOnly && strings.HasPrefix(name, "steady")) || (o.slimOnly && strings.HasPrefix(name, "python-slim")) {
-				all(name, f)
-			}
-		}
+	if o.cpuPhasesN > 0 {
+		phase("CPU per phase of a one-shot (in-process runtime, no server)", func() error { return cpuPhase(ctx, o, os.Stdout) })
 	}
 	phase("native baselines (the templates' interpreters from their root filesystems, then the host's)", func() error { return nativePhase(ctx, o, &rep) })
 	phase("raw runsc baselines (Paddock's limits, delete included)", func() error { return rawPhase(ctx, rs, o, &rep) })

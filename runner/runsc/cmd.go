@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // Runsc runs the runsc binary with a fixed set of global flags.
@@ -19,6 +20,21 @@ type Runsc struct {
 	// Platform is the gVisor platform ("systrap", "ptrace").
 	Platform string
 	Logger   *slog.Logger
+	// Observe, when set, is told about every invocation once it has ended,
+	// failed ones too, in the goroutine that ran it (so possibly in
+	// several at once). It is for measurement (the bench's CPU phases);
+	// nil costs a time.Now per invocation.
+	Observe func(Invocation)
+}
+
+// Invocation is one finished runsc command as Observe sees it.
+type Invocation struct {
+	Argv []string
+	Wall time.Duration
+	// CPU is the host CPU time (user + system) of the runsc process and of
+	// the children it waited for; the sandbox and gofer a detached run or
+	// restore leaves behind are not among them.
+	CPU time.Duration
 }
 
 // global renders the flags every invocation carries.
@@ -58,7 +74,12 @@ func (r *Runsc) run(ctx context.Context, argv []string, io stdio) ([]byte, error
 	if io.err != nil {
 		cmd.Stderr = io.err
 	}
-	if err := cmd.Run(); err != nil {
+	begin := time.Now()
+	err := cmd.Run()
+	if r.Observe != nil {
+		r.observe(cmd, argv, time.Since(begin))
+	}
+	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if len(msg) > 2048 {
 			msg = msg[len(msg)-2048:]
@@ -76,4 +97,12 @@ func sub(argv []string) string {
 		}
 	}
 	return "?"
+}
+
+func (r *Runsc) observe(cmd *exec.Cmd, argv []string, wall time.Duration) {
+	inv := Invocation{Argv: argv, Wall: wall}
+	if ps := cmd.ProcessState; ps != nil {
+		inv.CPU = ps.UserTime() + ps.SystemTime()
+	}
+	r.Observe(inv)
 }
