@@ -50,11 +50,13 @@ type options struct {
 	steadyClients                   []int
 	steadyTemplates                 []string
 	steadyTxt, steadyCSV, steadyPNG string
-	cpuPhasesN                      int  // one-shots per template and variant in the CPU phases (0: none)
-	cpuOnly                         bool // run only the CPU phases
-	cpuLangs                        []string
-	cpuRaw                          bool
-	cpuIdle                         time.Duration
+
+	// The CPU-per-phase measurement (cpuphases.go).
+	cpuPhasesN int  // one-shots per template and variant in the CPU phases (0: none)
+	cpuOnly    bool // run only the CPU phases
+	cpuLangs   []string
+	cpuRaw     bool
+	cpuIdle    time.Duration
 
 	flags map[string]any // every flag's value, for the JSON
 }
