@@ -58,7 +58,11 @@ func (r *Runsc) run(ctx context.Context, argv []string, io stdio) ([]byte, error
 	if io.err != nil {
 		cmd.Stderr = io.err
 	}
-	if err := cmd.Run(); err != nil {
+	err := startNiced(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
+	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if len(msg) > 2048 {
 			msg = msg[len(msg)-2048:]
