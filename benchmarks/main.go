@@ -121,6 +121,9 @@ func run(ctx context.Context, o options) error {
 	}
 	defer os.RemoveAll(dir)
 	o.snapshots = dir
+	if tailOpt.only {
+		return sessionTailPhase(ctx, o, os.Stdout)
+	}
 	started := time.Now()
 	var rep report
 	var errs []error
@@ -158,6 +161,9 @@ func run(ctx context.Context, o options) error {
 	phase(fmt.Sprintf("pooled server (pool %d, snapshots on): warm idle and busy, sessions, memory", o.pool), func() error { return pooledPhase(ctx, o, cg, &rep) })
 	if len(o.tpLangs) > 0 {
 		phase("server as shipped (adaptive pools, snapshots on): throughput", func() error { return shippedPhase(ctx, o, &rep) })
+	}
+	if tailOpt.n > 0 {
+		phase("session tail (idle, then while one-shots stream)", func() error { return sessionTailPhase(ctx, o, os.Stdout) })
 	}
 	if o.e2bN > 0 {
 		phase("E2B door against /v1 (pool "+strconv.Itoa(o.pool)+", snapshots on): create → first result", func() error { return e2bPhase(ctx, o, &rep) })
