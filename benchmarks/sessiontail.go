@@ -33,7 +33,7 @@ func init() {
 	flag.IntVar(&tailOpt.n, "session-tail", 300, "session `x + 1` cells per condition in the session tail phase: idle, then while one-shots stream (0: skip)")
 	flag.IntVar(&tailOpt.clients, "session-tail-clients", 4, "one-shot clients streaming `print(1)` during the loaded session cells")
 	flag.IntVar(&tailOpt.rounds, "session-tail-rounds", 1, "rounds of the session tail phase; each round measures every binary once")
-	flag.StringVar(&tailOpt.before, "session-tail-before", "", "another paddock binary (an earlier build) measured in the session tail phase in alternation with --paddock, for a before/after in one run")
+	flag.StringVar(&tailOpt.before, "session-tail-before", "", "another paddock binary (an earlier build) measured in the session tail phase in alternation with --paddock, for a before/after in one run; a paddock-agent beside it is its agent")
 	flag.BoolVar(&tailOpt.only, "session-tail-only", false, "run only the session tail phase")
 }
 
@@ -96,6 +96,11 @@ func sessionTailPhase(ctx context.Context, o options, w io.Writer) error {
 			progress("session tail: %s (%s), round %d", b.name, b.path, round+1)
 			bo := o
 			bo.paddock = b.path
+			if b.name == "before" {
+				if agent := filepath.Join(filepath.Dir(b.path), "paddock-agent"); fileExists(agent) {
+					bo.agent = agent
+				}
+			}
 			r, err := measureTail(ctx, bo)
 			if err != nil {
 				return fmt.Errorf("%s: %w", b.name, err)
@@ -282,4 +287,9 @@ func readTrim(dir, name string) string {
 		return "?"
 	}
 	return strings.TrimSpace(string(b))
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
