@@ -12,14 +12,14 @@ import (
 )
 
 // CPU weights of the sandboxes under one cgroup parent. Every sandbox
-// starts at BatchShares: a pooled one being restored or waiting, and a
-// one-shot run. A sandbox that becomes an interactive kernel is raised to
+// starts at BatchShares, the kernel's default weight: a pooled one being
+// restored or waiting, and a one-shot run. A sandbox that becomes an interactive kernel is raised to
 // KernelShares (see Interactive), so that a live kernel's cell comes
 // before refills and batch runs when the CPUs are contended. The weights
 // only order siblings; each sandbox's quota still caps it.
 const (
-	BatchShares  uint64 = 256
-	KernelShares uint64 = 4096
+	BatchShares  uint64 = 1024
+	KernelShares uint64 = 16384
 )
 
 // CgroupRoot is where the host's cgroup hierarchies are mounted.

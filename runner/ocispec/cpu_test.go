@@ -20,7 +20,7 @@ func TestInteractiveWritesWeightAndBurstV1(t *testing.T) {
 	if err := Interactive(root, "/paddock/pd-1", runner.Limits{CPUs: 0.5}); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{"cpu.shares": "4096", "cpu.cfs_burst_us": "50000"} {
+	for name, want := range map[string]string{"cpu.shares": "16384", "cpu.cfs_burst_us": "50000"} {
 		if got := readFile(t, filepath.Join(dir, name)); got != want {
 			t.Errorf("%s = %q, want %q", name, got, want)
 		}
@@ -39,7 +39,7 @@ func TestInteractiveWritesWeightAndBurstV2(t *testing.T) {
 	if err := Interactive(root, "/paddock/pd-1", runner.Limits{}); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{"cpu.weight": "157", "cpu.max.burst": "100000"} {
+	for name, want := range map[string]string{"cpu.weight": "625", "cpu.max.burst": "100000"} {
 		if got := readFile(t, filepath.Join(dir, name)); got != want {
 			t.Errorf("%s = %q, want %q", name, got, want)
 		}
@@ -55,8 +55,8 @@ func TestInteractiveWithoutCgroup(t *testing.T) {
 
 func TestRenderStartsAtBatchWeight(t *testing.T) {
 	s := Render("pd-1", runner.Spec{Language: "python", Rootfs: "/r"}, "/a")
-	if got := *s.Linux.Resources.CPU.Shares; got != 256 {
-		t.Fatalf("shares = %d, want 256", got)
+	if got := *s.Linux.Resources.CPU.Shares; got != 1024 {
+		t.Fatalf("shares = %d, want 1024", got)
 	}
 	if got := *s.Linux.Resources.CPU.Quota; got != 100000 {
 		t.Fatalf("quota = %d, want 100000", got)

@@ -41,9 +41,9 @@ func TestRuncKernelCPUWeightAndBurst(t *testing.T) {
 			}
 		}
 	}
-	check("pooled", map[string]string{"cpu.shares": "256", "cpu.cfs_burst_us": "0", "cpu.cfs_quota_us": "100000"})
+	check("pooled", map[string]string{"cpu.shares": "1024", "cpu.cfs_burst_us": "0", "cpu.cfs_quota_us": "100000"})
 	if _, err := sb.(runner.KernelOpener).OpenKernel(t.Context(), runner.KernelOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	check("kernel", map[string]string{"cpu.shares": "4096", "cpu.cfs_burst_us": "100000", "cpu.cfs_quota_us": "100000"})
+	check("kernel", map[string]string{"cpu.shares": "16384", "cpu.cfs_burst_us": "100000", "cpu.cfs_quota_us": "100000"})
 }

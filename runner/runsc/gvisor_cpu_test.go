@@ -36,8 +36,8 @@ func TestGVisorKernelCPUWeightAndBurst(t *testing.T) {
 	if _, err := os.Stat(cpu); err != nil {
 		t.Skipf("no cgroup v1 cpu hierarchy: %v", err)
 	}
-	if got := cgroupInt(t, cpu, "cpu.shares"); got != 256 {
-		t.Errorf("pooled sandbox cpu.shares = %d, want 256", got)
+	if got := cgroupInt(t, cpu, "cpu.shares"); got != 1024 {
+		t.Errorf("pooled sandbox cpu.shares = %d, want 1024", got)
 	}
 	if got := cgroupInt(t, cpu, "cpu.cfs_burst_us"); got != 0 {
 		t.Errorf("pooled sandbox cpu.cfs_burst_us = %d, want 0", got)
@@ -46,8 +46,8 @@ func TestGVisorKernelCPUWeightAndBurst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cgroupInt(t, cpu, "cpu.shares"); got != 4096 {
-		t.Errorf("kernel cpu.shares = %d, want 4096", got)
+	if got := cgroupInt(t, cpu, "cpu.shares"); got != 16384 {
+		t.Errorf("kernel cpu.shares = %d, want 16384", got)
 	}
 	if got := cgroupInt(t, cpu, "cpu.cfs_burst_us"); got != 100000 {
 		t.Errorf("kernel cpu.cfs_burst_us = %d, want 100000", got)
