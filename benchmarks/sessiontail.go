@@ -134,10 +134,6 @@ func measureTail(ctx context.Context, o options) (r tailResult, err error) {
 	if err := s.awaitFull(ctx, "python"); err != nil {
 		return r, err
 	}
-	before, err := s.cpuStats()
-	if err != nil {
-		return r, err
-	}
 	var created struct {
 		ID string `json:"id"`
 	}
@@ -167,35 +163,32 @@ func measureTail(ctx context.Context, o options) (r tailResult, err error) {
 	if _, err := exec("x = 1"); err != nil {
 		return r, err
 	}
-	// The session's sandbox is the one that left the pool: the pool is
-	// full again before the cells are timed.
+	// The idle cells wait for the pool's refill, which would compete.
 	if err := s.awaitFull(ctx, "python"); err != nil {
 		return r, err
 	}
-	kernel, err := s.kernelCgroup(before)
+	// The session's sandbox is the one busy through the idle cells.
+	before, err := s.cpuStats()
 	if err != nil {
 		return r, err
 	}
-	r.kernelShares, r.kBurst = readTrim(kernel, "cpu.shares"), readTrim(kernel, "cpu.cfs_burst_us")
-	cells := func(into *[]time.Duration, st *cpuStat) error {
-		s0, err := readCPUStat(kernel)
+	for range tailOpt.n {
+		d, err := exec("x + 1")
 		if err != nil {
-			return err
+			return r, err
 		}
-		for range tailOpt.n {
-			d, err := exec("x + 1")
-			if err != nil {
-				return err
-			}
-			*into = append(*into, d)
-		}
-		s1, err := readCPUStat(kernel)
-		*st = s1.sub(s0)
-		return err
+		r.idle = append(r.idle, d)
 	}
-	if err := cells(&r.idle, &r.idleCPU); err != nil {
+	after, err := s.cpuStats()
+	if err != nil {
 		return r, err
 	}
+	kernel, st, err := busiest(before, after)
+	if err != nil {
+		return r, err
+	}
+	r.idleCPU = st
+	r.kernelShares, r.kBurst = readTrim(kernel, "cpu.shares"), readTrim(kernel, "cpu.cfs_burst_us")
 
 	// Loaded: the clients stream one-shots back to back; the cells start
 	// once every client has finished one run, so that the pool is drained
@@ -232,7 +225,22 @@ func measureTail(ctx context.Context, o options) (r tailResult, err error) {
 	}
 	firstRuns.Wait()
 	begin, n0 := time.Now(), done.Load()
-	err = cells(&r.loaded, &r.loadedCPU)
+	err = func() error {
+		s0, err := readCPUStat(kernel)
+		if err != nil {
+			return err
+		}
+		for range tailOpt.n {
+			d, err := exec("x + 1")
+			if err != nil {
+				return err
+			}
+			r.loaded = append(r.loaded, d)
+		}
+		s1, err := readCPUStat(kernel)
+		r.loadedCPU = s1.sub(s0)
+		return err
+	}()
 	r.loadedFor, r.oneShots, r.oneShotBusy = time.Since(begin), int(done.Load()-n0), int(busy.Load())
 	stop()
 	wg.Wait()
@@ -256,29 +264,23 @@ func (s *server) cpuStats() (map[string]cpuStat, error) {
 	return out, nil
 }
 
-// kernelCgroup is the cgroup of the session's sandbox: of the sandboxes
-// that were pooled before the session opened, the one no longer in the
-// pool. The pool is full again, so every other pooled one is still there;
-// a pooled sandbox that is not the kernel has run nothing since.
-func (s *server) kernelCgroup(pooled map[string]cpuStat) (string, error) {
-	now, err := s.cpuStats()
-	if err != nil {
-		return "", err
-	}
-	best, bestPeriods := "", uint64(0)
-	for id, st := range now {
-		b, ok := pooled[id]
+// busiest is the cgroup, of those in both snapshots, that was active in
+// the most CFS periods between them, and its cpu.stat over that span.
+func busiest(before, after map[string]cpuStat) (string, cpuStat, error) {
+	best, bestSt := "", cpuStat{}
+	for id, st := range after {
+		b, ok := before[id]
 		if !ok {
 			continue
 		}
-		if d := st.periods - b.periods; best == "" || d > bestPeriods {
-			best, bestPeriods = id, d
+		if d := st.sub(b); best == "" || d.periods > bestSt.periods {
+			best, bestSt = id, d
 		}
 	}
 	if best == "" {
-		return "", fmt.Errorf("no sandbox cgroup of this server under %s", cpuCgroupRoot)
+		return "", cpuStat{}, fmt.Errorf("no sandbox cgroup of this server under %s", cpuCgroupRoot)
 	}
-	return filepath.Join(cpuCgroupRoot, best), nil
+	return filepath.Join(cpuCgroupRoot, best), bestSt, nil
 }
 
 func readTrim(dir, name string) string {
