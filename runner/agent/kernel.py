@@ -463,14 +463,20 @@ def run_cell(msg):
     return status, error
 
 
+pending = bytearray()  # what the reader thread read of fd 3 ahead of its frame
+
+
 def read_exact(n):
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = os.read(IN, n - len(buf))
+    # n bytes of fd 3. A read takes whatever the pipe holds, so a frame's
+    # header and body come in one system call rather than two.
+    while len(pending) < n:
+        chunk = os.read(IN, max(n - len(pending), 65536))
         if not chunk:
             return None
-        buf += chunk
-    return bytes(buf)
+        pending.extend(chunk)
+    data = bytes(pending[:n])
+    del pending[:n]
+    return data
 
 
 def receive():
