@@ -182,6 +182,9 @@ func run(ctx context.Context, o options) error {
 	}
 	defer os.RemoveAll(dir)
 	o.snapshots = dir
+	if tailOpt.only {
+		return sessionTailPhase(ctx, o, os.Stdout)
+	}
 	started := time.Now()
 	var rep report
 	var errs []error
@@ -247,6 +250,9 @@ func run(ctx context.Context, o options) error {
 		})
 	case len(o.tpLangs) > 0:
 		phase("server as shipped (adaptive pools, snapshots on): throughput", func() error { return shippedPhase(ctx, o, &rep) })
+	}
+	if tailOpt.n > 0 {
+		phase("session tail (idle, then while one-shots stream)", func() error { return sessionTailPhase(ctx, o, os.Stdout) })
 	}
 	if o.e2bN > 0 {
 		phase("E2B door against /v1 (pool "+strconv.Itoa(o.pool)+", snapshots on): create → first result", func() error { return e2bPhase(ctx, o, &rep) })

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/paddock-dev/paddock/runner/wire"
 )
@@ -35,6 +36,10 @@ type kernel struct {
 	cmds  map[uint64]*command // the running commands, by request ID
 	asks  map[uint64]*ask     // the questions the interpreter has not answered, by number
 	rid   uint64              // the last question's number
+	// The cells' one deadline timer and when it fires; zero when it is
+	// not armed (see armDeadlineLocked).
+	deadline   *time.Timer
+	deadlineAt time.Time
 }
 
 // openKernel turns the pre-started interpreter into a kernel and replies

@@ -481,14 +481,20 @@ def run_cell(msg):
     return status, error
 
 
+pending = bytearray()  # what the reader thread read of fd 3 ahead of its frame
+
+
 def read_exact(n):
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = os.read(IN, n - len(buf))
+    # n bytes of fd 3. A read takes whatever the pipe holds, so a frame's
+    # header and body come in one system call rather than two.
+    while len(pending) < n:
+        chunk = os.read(IN, max(n - len(pending), 65536))
         if not chunk:
             return None
-        buf += chunk
-    return bytes(buf)
+        pending.extend(chunk)
+    data = bytes(pending[:n])
+    del pending[:n]
+    return data
 
 
 def receive():
@@ -512,18 +518,22 @@ class Mailbox:
             if self.ready.locked():
                 self.ready.release()
 
-    def get(self):
+    def get(self, poll=-1):
+        # poll, when set, is the longest the wait blocks, in seconds, before
+        # it looks again. A signal that arrives just before the wait blocks
+        # does not end it, so a wait that an interrupt must end polls.
         while True:
             with self.lock:
                 if self.items:
                     return self.items.pop(0)
-            self.ready.acquire()
+            self.ready.acquire(timeout=poll)
 
 
 cell_box = Mailbox()  # execute requests, for the main thread
 input_box = Mailbox()  # input replies, for the cell in input()
 ask_box = Mailbox()  # questions about code, for the answering thread
 input_lock = _thread.allocate_lock()
+INPUT_POLL = 0.05  # seconds: how soon a cell waiting for input sees an interrupt at worst
 STDIN_REFUSED = 'raw_input was called, but this frontend does not support input requests.'
 
 
@@ -547,7 +557,7 @@ def read_input(prompt='', password=False):
         seq = st.seq
         output.emit({'op': 'input', 'seq': seq, 'prompt': prompt, 'password': bool(password)})
         while True:
-            reply = input_box.get()
+            reply = input_box.get(INPUT_POLL)
             if reply.get('seq') == seq:
                 break
     err = reply.get('error')

@@ -61,6 +61,7 @@ type cell struct {
 	interrupted bool   // the host interrupted it
 	foreign     int    // frames dropped for want of the cell's key
 	timers      []*time.Timer
+	deadline    time.Time // its time limit; zero for none (see armDeadlineLocked)
 	start       time.Time // when the Execute frame was read
 	stdin       bool      // the host answers input requests
 	asking      bool      // an input request waits for the host's reply
@@ -98,7 +99,7 @@ func (k *kernel) execute(f wire.Frame) error {
 	c := &cell{id: req.ID, seq: k.seq, key: rand.Text(), count: k.count, proc: k.proc, quota: quota{limit: outputLimit(req.MaxOutput)}, start: start, stdin: req.Stdin}
 	k.cell = c
 	if req.TimeoutMS > 0 {
-		c.timers = append(c.timers, time.AfterFunc(time.Duration(req.TimeoutMS)*time.Millisecond, func() { k.expire(c) }))
+		k.armDeadlineLocked(c, time.Duration(req.TimeoutMS)*time.Millisecond)
 	}
 	k.mu.Unlock()
 	frame, err := encodeDriverFrame(driverRequest{Op: opExecute, Seq: c.seq, Key: c.key, Count: c.count, Code: req.Code, Env: req.Env, Stdin: req.Stdin})
@@ -130,13 +131,42 @@ func checkExecute(req wire.Execute) error {
 	return checkEnv(req.Env)
 }
 
-// expire stops cell c at its time limit.
-func (k *kernel) expire(c *cell) {
+// armDeadlineLocked sets c's time limit to d from now. The kernel has one
+// deadline timer for all its cells, which is left running when a cell
+// ends: a later cell whose limit falls after it only notes its own, and
+// the timer, when it fires, ends the running cell if its limit has passed
+// or waits again for the rest. Arming a timer on every cell would have the
+// Go runtime wake its network poller thread to re-sleep on the earlier
+// deadline (under gVisor, a thread woken and put back to sleep on every
+// cell's round trip); back-to-back cells arm it about once per limit.
+func (k *kernel) armDeadlineLocked(c *cell, d time.Duration) {
+	c.deadline = time.Now().Add(d)
+	if k.deadlineAt.IsZero() || k.deadlineAt.After(c.deadline) {
+		if k.deadline == nil {
+			k.deadline = time.AfterFunc(d, k.onDeadline)
+		} else {
+			k.deadline.Reset(d)
+		}
+		k.deadlineAt = c.deadline
+	}
+}
+
+// onDeadline is the deadline timer's firing: it stops the running cell if
+// its limit has passed, and otherwise waits for what is left of it.
+func (k *kernel) onDeadline() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.cell == c {
-		k.abortLocked(c, reasonTimeout)
+	k.deadlineAt = time.Time{}
+	c := k.cell
+	if c == nil || c.deadline.IsZero() {
+		return
 	}
+	if left := time.Until(c.deadline); left > 0 {
+		k.deadline.Reset(left)
+		k.deadlineAt = c.deadline
+		return
+	}
+	k.abortLocked(c, reasonTimeout)
 }
 
 // abortLocked interrupts c for reason and kills the interpreter if the cell

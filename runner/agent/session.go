@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/paddock-dev/paddock/runner/wire"
@@ -33,41 +34,51 @@ type frameOrErr struct {
 	err error
 }
 
-// serveFrames handles frames until in ends (nil) or fails.
+// serveFrames handles frames until in ends (nil) or fails. Each frame is
+// handled on the goroutine that read it, so that a request is served on
+// the thread that its read woke, with no hand-over to another: under
+// gVisor every wake of another thread costs the Sentry a switch, and a
+// kernel's cell pays for each one in its round trip. The end of ctx stops
+// the loop between frames, as before it began.
 func (s *session) serveFrames(ctx context.Context, in io.Reader) error {
-	frames := make(chan frameOrErr)
-	go readFrames(ctx, wire.NewReader(in), frames)
-	for {
-		var fe frameOrErr
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case fe = <-frames:
+	var mu sync.Mutex // held while a frame is handled
+	stopped := false
+	done := make(chan error, 1)
+	go func() {
+		r := wire.NewReader(in)
+		for {
+			f, err := r.Read()
+			mu.Lock()
+			if stopped {
+				mu.Unlock()
+				return
+			}
+			switch {
+			case errors.Is(err, io.EOF):
+				s.agent.log.Info("host closed the channel")
+				done <- nil
+			case err != nil:
+				done <- fmt.Errorf("reading frame: %w", err)
+			default:
+				err = s.handle(ctx, f)
+				if err != nil {
+					done <- err
+				}
+			}
+			mu.Unlock()
+			if err != nil {
+				return
+			}
 		}
-		if errors.Is(fe.err, io.EOF) {
-			s.agent.log.Info("host closed the channel")
-			return nil
-		}
-		if fe.err != nil {
-			return fmt.Errorf("reading frame: %w", fe.err)
-		}
-		if err := s.handle(ctx, fe.f); err != nil {
-			return err
-		}
-	}
-}
-
-func readFrames(ctx context.Context, r *wire.Reader, frames chan<- frameOrErr) {
-	for {
-		f, err := r.Read()
-		select {
-		case frames <- frameOrErr{f: f, err: err}:
-		case <-ctx.Done():
-			return
-		}
-		if err != nil {
-			return
-		}
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+		return ctx.Err()
 	}
 }
 

@@ -29,7 +29,11 @@ type Hooks struct {
 	// sandbox's memory cgroup, 0 when it cannot tell. It is called before
 	// Destroy, while the cgroup exists. Nil means never.
 	OOMKills func() int
-	Logger   *slog.Logger
+	// Interactive gives the sandbox the host CPU treatment of a live
+	// kernel (see ocispec.Interactive). OpenKernel calls it before the
+	// kernel opens; a failure is logged, not fatal. Nil means nothing to do.
+	Interactive func() error
+	Logger      *slog.Logger
 }
 
 // Conn is the host end of one sandbox's agent: the frame channel to it,

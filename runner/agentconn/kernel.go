@@ -62,6 +62,11 @@ func (s *Conn) OpenKernel(ctx context.Context, opts runner.KernelOptions) (runne
 	if !s.used.CompareAndSwap(false, true) {
 		return nil, runner.ErrUsed
 	}
+	if s.hooks.Interactive != nil {
+		if err := s.hooks.Interactive(); err != nil {
+			s.log.Warn("kernel keeps the batch CPU weight", "sandbox_id", s.id, "error", err)
+		}
+	}
 	k := &kernel{s: s, pending: map[uint64]chan wire.Ack{}, lost: make(chan struct{})}
 	go k.dispatch()
 	id := k.nextID.Add(1)

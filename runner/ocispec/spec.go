@@ -25,17 +25,19 @@ var AgentCaps = []string{
 // process (as root, with AgentCaps, under the rlimits), the rootfs as its
 // root, tmpfs /tmp and /dev/shm capped at the disk limit, the agent's
 // host directory hostAgentDir mounted read-only at AgentDir, the cgroup
-// limits under CgroupsPath(id), and namespaces of its own (an empty
-// network namespace: no network). A runtime adjusts what its isolation needs on the result (the
-// writable layer above a read-only root, for one).
+// limits under CgroupsPath(id) at the batch CPU weight (BatchShares), and
+// namespaces of its own (an empty network namespace: no network). A
+// runtime adjusts what its isolation needs on the result (the writable
+// layer above a read-only root, for one).
 func Render(id string, s runner.Spec, hostAgentDir string) *specs.Spec {
 	l := WithDefaults(s.Limits)
 	mem := l.MemoryBytes
 	// Every filesystem the program can write is capped at the disk limit.
 	disk := "size=" + strconv.FormatInt(l.DiskBytes, 10)
 	pids := int64(HostPids)
-	period := uint64(100000)
+	period := uint64(cpuPeriod)
 	quota := int64(l.CPUs * float64(period))
+	shares := BatchShares
 	annotations := map[string]string{}
 	for k, v := range s.Labels {
 		annotations[LabelPrefix+k] = v
@@ -77,7 +79,7 @@ func Render(id string, s runner.Spec, hostAgentDir string) *specs.Spec {
 			Resources: &specs.LinuxResources{
 				Memory: &specs.LinuxMemory{Limit: &mem, Swap: &mem},
 				Pids:   &specs.LinuxPids{Limit: &pids},
-				CPU:    &specs.LinuxCPU{Quota: &quota, Period: &period},
+				CPU:    &specs.LinuxCPU{Quota: &quota, Period: &period, Shares: &shares},
 			},
 			Namespaces: []specs.LinuxNamespace{
 				{Type: specs.PIDNamespace}, {Type: specs.IPCNamespace}, {Type: specs.UTSNamespace},

@@ -97,7 +97,10 @@ func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbo
 	conn := agentconn.New(id, c.toAgent, c.fromAgent, c.agentLog, agentconn.Hooks{
 		Destroy:  c.destroy,
 		OOMKills: func() int { return agentconn.CgroupOOMKills(cgroupParent + "/" + id) },
-		Logger:   rt.log,
+		Interactive: func() error {
+			return ocispec.Interactive(ocispec.CgroupRoot, cgroupParent+"/"+id, spec.Limits)
+		},
+		Logger: rt.log,
 	})
 	if err := conn.Handshake(ctx, spec.Language); err != nil {
 		return nil, errors.Join(err, conn.Destroy(context.WithoutCancel(ctx)))

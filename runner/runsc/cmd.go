@@ -75,7 +75,10 @@ func (r *Runsc) run(ctx context.Context, argv []string, io stdio) ([]byte, error
 		cmd.Stderr = io.err
 	}
 	begin := time.Now()
-	err := cmd.Run()
+	err := startNiced(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	if r.Observe != nil {
 		r.observe(cmd, argv, time.Since(begin))
 	}

@@ -168,7 +168,10 @@ func (rt *Runtime) launch(ctx context.Context, id, bundle string, spec runner.Sp
 	return agentconn.New(id, stdinW, stdoutR, stderrR, agentconn.Hooks{
 		Destroy:  func(ctx context.Context) error { return rt.destroyContainer(ctx, id) },
 		OOMKills: func() int { return agentconn.CgroupOOMKills(ocispec.CgroupsPath(id)) },
-		Logger:   rt.log,
+		Interactive: func() error {
+			return ocispec.Interactive(ocispec.CgroupRoot, ocispec.CgroupsPath(id), spec.Limits)
+		},
+		Logger: rt.log,
 	}), nil
 }
 

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+)
+
+// The session tail phase: a Python session's `x + 1` back to back on an
+// idle server, then again while clients stream one-shots at the server's
+// capacity, with the kernel sandbox's CFS throttling read from its cgroup.
+var tailOpt struct {
+	n       int    // cells per condition (0: skip the phase)
+	clients int    // one-shot clients streaming during the loaded cells
+	rounds  int    // rounds, each binary once per round
+	before  string // a second paddock binary measured in alternation
+	only    bool   // run only this phase
+}
+
+func init() {
+	flag.IntVar(&tailOpt.n, "session-tail", 300, "session `x + 1` cells per condition in the session tail phase: idle, then while one-shots stream (0: skip)")
+	flag.IntVar(&tailOpt.clients, "session-tail-clients", 4, "one-shot clients streaming `print(1)` during the loaded session cells")
+	flag.IntVar(&tailOpt.rounds, "session-tail-rounds", 1, "rounds of the session tail phase; each round measures every binary once")
+	flag.StringVar(&tailOpt.before, "session-tail-before", "", "another paddock binary (an earlier build) measured in the session tail phase in alternation with --paddock, for a before/after in one run; a paddock-agent beside it is its agent")
+	flag.BoolVar(&tailOpt.only, "session-tail-only", false, "run only the session tail phase")
+}
+
+// cpuStat is a cgroup v1 cpu.stat: the CFS periods the cgroup was
+// active in and how many of them it was throttled in.
+type cpuStat struct{ periods, throttled, throttledNS uint64 }
+
+func (a cpuStat) sub(b cpuStat) cpuStat {
+	return cpuStat{a.periods - b.periods, a.throttled - b.throttled, a.throttledNS - b.throttledNS}
+}
+
+func readCPUStat(dir string) (cpuStat, error) {
+	f, err := os.Open(filepath.Join(dir, "cpu.stat"))
+	if err != nil {
+		return cpuStat{}, err
+	}
+	defer f.Close()
+	var st cpuStat
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), " ")
+		n, _ := strconv.ParseUint(v, 10, 64)
+		switch k {
+		case "nr_periods":
+			st.periods = n
+		case "nr_throttled":
+			st.throttled = n
+		case "throttled_time":
+			st.throttledNS = n
+		}
+	}
+	return st, sc.Err()
+}
+
+// tailResult is one binary's measurement in one round.
+type tailResult struct {
+	binary               string
+	idle, loaded         []time.Duration
+	idleCPU, loadedCPU   cpuStat
+	oneShots             int
+	oneShotBusy          int
+	loadedFor            time.Duration
+	kernelShares, kBurst string
+}
+
+// cpuCgroupRoot holds the gVisor sandboxes' cgroups in the cpu hierarchy.
+const cpuCgroupRoot = "/sys/fs/cgroup/cpu/paddock"
+
+func sessionTailPhase(ctx context.Context, o options, w io.Writer) error {
+	bins := []struct{ name, path string }{{"after", o.paddock}}
+	if tailOpt.before != "" {
+		if err := checkServeFlags(ctx, tailOpt.before); err != nil {
+			return err
+		}
+		bins = append([]struct{ name, path string }{{"before", tailOpt.before}}, bins...)
+	}
+	var res []tailResult
+	for round := range tailOpt.rounds {
+		for _, b := range bins {
+			progress("session tail: %s (%s), round %d", b.name, b.path, round+1)
+			bo := o
+			bo.paddock = b.path
+			if b.name == "before" {
+				if agent := filepath.Join(filepath.Dir(b.path), "paddock-agent"); fileExists(agent) {
+					bo.agent = agent
+				}
+			}
+			r, err := measureTail(ctx, bo)
+			if err != nil {
+				return fmt.Errorf("%s: %w", b.name, err)
+			}
+			r.binary = b.name
+			res = append(res, r)
+		}
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(w, "\nSession tail: python `x + 1` over HTTP, %d cells each; loaded = while %d clients stream one-shot print(1); load average %s", tailOpt.n, tailOpt.clients, load)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "binary\tidle p50 ms\tidle p99 ms\tthrottled/periods\tloaded p50 ms\tloaded p99 ms\tthrottled/periods\tloaded p99 ÷ idle p99\tone-shots/s\tkernel shares, burst µs\t")
+	for _, r := range res {
+		i99, l99 := percentile(r.idle, 0.99), percentile(r.loaded, 0.99)
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%d/%d\t%.2f\t%.2f\t%d/%d\t%.1f\t%.2f\t%s, %s\t\n", r.binary,
+			msOf(percentile(r.idle, 0.5)), msOf(i99), r.idleCPU.throttled, r.idleCPU.periods,
+			msOf(percentile(r.loaded, 0.5)), msOf(l99), r.loadedCPU.throttled, r.loadedCPU.periods,
+			float64(l99)/float64(i99), float64(r.oneShots)/r.loadedFor.Seconds(), r.kernelShares, r.kBurst)
+	}
+	return tw.Flush()
+}
+
+// measureTail starts a pooled Python server from o.paddock and measures
+// its session tail idle and loaded.
+func measureTail(ctx context.Context, o options) (r tailResult, err error) {
+	s, err := startServer(ctx, o, serverConfig{name: "session tail", templates: []string{"python"}, pool: o.pool, snapshots: true})
+	if err != nil {
+		return r, err
+	}
+	defer func() { err = errors.Join(err, s.stop()) }()
+	if err := s.awaitFull(ctx, "python"); err != nil {
+		return r, err
+	}
+	var created struct {
+		ID string `json:"id"`
+	}
+	if err := s.postJSON(ctx, "/v1/sessions", map[string]any{"language": "python"}, http.StatusCreated, &created); err != nil {
+		return r, err
+	}
+	defer func() {
+		req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.base+"/v1/sessions/"+created.ID, nil)
+		if resp, err := s.http.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	exec := func(code string) (time.Duration, error) {
+		var resp struct {
+			Status string `json:"status"`
+		}
+		start := time.Now()
+		if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": code}, http.StatusOK, &resp); err != nil {
+			return 0, err
+		}
+		d := time.Since(start)
+		if resp.Status != "ok" {
+			return 0, fmt.Errorf("%s: status %q", code, resp.Status)
+		}
+		return d, nil
+	}
+	if _, err := exec("x = 1"); err != nil {
+		return r, err
+	}
+	// The idle cells wait for the pool's refill, which would compete.
+	if err := s.awaitFull(ctx, "python"); err != nil {
+		return r, err
+	}
+	// The session's sandbox is the one busy through the idle cells.
+	before, err := s.cpuStats()
+	if err != nil {
+		return r, err
+	}
+	for range tailOpt.n {
+		d, err := exec("x + 1")
+		if err != nil {
+			return r, err
+		}
+		r.idle = append(r.idle, d)
+	}
+	after, err := s.cpuStats()
+	if err != nil {
+		return r, err
+	}
+	kernel, st, err := busiest(before, after)
+	if err != nil {
+		return r, err
+	}
+	r.idleCPU = st
+	r.kernelShares, r.kBurst = readTrim(kernel, "cpu.shares"), readTrim(kernel, "cpu.cfs_burst_us")
+
+	// Loaded: the clients stream one-shots back to back; the cells start
+	// once every client has finished one run, so that the pool is drained
+	// and refills run.
+	lctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var done, busy atomic.Int64
+	var firstRuns sync.WaitGroup
+	firstRuns.Add(tailOpt.clients)
+	var streamErr error
+	var errOnce sync.Once
+	for range tailOpt.clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			first := true
+			for lctx.Err() == nil {
+				_, _, err := s.runOnce(lctx, "python", "print(1)")
+				var eb errBusy
+				switch {
+				case err == nil:
+					done.Add(1)
+				case errors.As(err, &eb):
+					busy.Add(1)
+				case lctx.Err() == nil:
+					errOnce.Do(func() { streamErr = err })
+				}
+				if first {
+					first = false
+					firstRuns.Done()
+				}
+			}
+		}()
+	}
+	firstRuns.Wait()
+	begin, n0 := time.Now(), done.Load()
+	err = func() error {
+		s0, err := readCPUStat(kernel)
+		if err != nil {
+			return err
+		}
+		for range tailOpt.n {
+			d, err := exec("x + 1")
+			if err != nil {
+				return err
+			}
+			r.loaded = append(r.loaded, d)
+		}
+		s1, err := readCPUStat(kernel)
+		r.loadedCPU = s1.sub(s0)
+		return err
+	}()
+	r.loadedFor, r.oneShots, r.oneShotBusy = time.Since(begin), int(done.Load()-n0), int(busy.Load())
+	stop()
+	wg.Wait()
+	return r, errors.Join(err, streamErr)
+}
+
+// cpuStats reads cpu.stat of the server's own sandbox cgroups.
+func (s *server) cpuStats() (map[string]cpuStat, error) {
+	byLang, err := sandboxCgroups(cpuCgroupRoot, s.state)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]cpuStat{}
+	for _, ids := range byLang {
+		for _, id := range ids {
+			if st, err := readCPUStat(filepath.Join(cpuCgroupRoot, id)); err == nil {
+				out[id] = st
+			}
+		}
+	}
+	return out, nil
+}
+
+// busiest is the cgroup, of those in both snapshots, that was active in
+// the most CFS periods between them, and its cpu.stat over that span.
+func busiest(before, after map[string]cpuStat) (string, cpuStat, error) {
+	best, bestSt := "", cpuStat{}
+	for id, st := range after {
+		b, ok := before[id]
+		if !ok {
+			continue
+		}
+		if d := st.sub(b); best == "" || d.periods > bestSt.periods {
+			best, bestSt = id, d
+		}
+	}
+	if best == "" {
+		return "", cpuStat{}, fmt.Errorf("no sandbox cgroup of this server under %s", cpuCgroupRoot)
+	}
+	return filepath.Join(cpuCgroupRoot, best), bestSt, nil
+}
+
+func readTrim(dir, name string) string {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
