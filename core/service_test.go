@@ -304,7 +304,7 @@ func TestClassify(t *testing.T) {
 		{kernels.ErrSessionNotFound, core.KindNotFound, "session_not_found"},
 		{fmt.Errorf("x: %w", kernels.ErrBusy), core.KindConflict, "busy"},
 		{kernels.ErrSessionLost, core.KindGone, "session_lost"},
-		{pool.ErrBusy, core.KindUnavailable, "busy"},
+		{&pool.SaturatedError{Template: "python", RetryAfter: 3 * time.Second}, core.KindUnavailable, "saturated"},
 		{pool.ErrClosed, core.KindUnavailable, "unavailable"},
 		{&runner.FileError{Op: runner.FileRead, Path: "a", Kind: runner.FileNoSpace, Detail: "secret"}, core.KindTooLarge, "disk_full"},
 		{context.Canceled, core.KindCanceled, "client_closed_request"},
