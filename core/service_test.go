@@ -321,3 +321,14 @@ func TestClassify(t *testing.T) {
 		t.Error("Classify(nil) is not nil")
 	}
 }
+
+// The pool's saturation reaches every door as 503-class KindUnavailable
+// with the pool's retry delay.
+func TestClassifySaturated(t *testing.T) {
+	err := fmt.Errorf("running: %w", &pool.SaturatedError{Template: "python", Waited: 5 * time.Second, RetryAfter: 7 * time.Second})
+	e := core.Classify(err)
+	want := "the server is saturated: no sandbox was free within the queue deadline; retry after 7 s"
+	if e.Kind != core.KindUnavailable || e.Code != "saturated" || e.RetryAfter != 7*time.Second || e.Message != want {
+		t.Errorf("Classify = %v %q %v %q, want unavailable saturated 7s %q", e.Kind, e.Code, e.RetryAfter, e.Message, want)
+	}
+}

@@ -15,9 +15,9 @@ import (
 // a fair queue (see fairQueue) until it can be served, first with a ready
 // sandbox of its template, else with a start slot; a one-shot run also
 // waits there for one of MaxRuns run slots. Refills take a start slot
-// only while no request waits, MaxRefills at most, and never the last
-// free one (unless the budget is one slot), which is kept for the next
-// request. A ticket not served within QueueDeadline fails with
+// only while no request waits, and at most MaxRefills and at most
+// StartBudget-1 of them at once (unless the budget is one slot), so that
+// a refill never holds the last slot: one is always a request's. A ticket not served within QueueDeadline fails with
 // ErrSaturated and a retry delay taken from the rate requests were served
 // at recently.
 const (
@@ -151,16 +151,14 @@ func (m *Manager) serveLocked(t *ticket) {
 	close(t.served)
 }
 
-// refillRoomLocked reports whether a refill may take a start slot now.
+// refillRoomLocked reports whether a refill may take a start slot now:
+// only while no request waits, and never the budget's every slot.
 func (m *Manager) refillRoomLocked() bool {
-	if m.queue.len() > 0 || m.refills >= m.cfg.MaxRefills {
-		return false
-	}
-	free := m.cfg.StartBudget - m.starts
+	limit := m.cfg.MaxRefills
 	if m.cfg.StartBudget > 1 {
-		return free > 1
+		limit = min(limit, m.cfg.StartBudget-1)
 	}
-	return free > 0
+	return m.queue.len() == 0 && m.refills < limit && m.starts < m.cfg.StartBudget
 }
 
 // hasReadyLocked reports whether tp has a ready sandbox, dropping (and

@@ -219,7 +219,8 @@ func TestRetryAfterFollowsServiceRate(t *testing.T) {
 	}
 }
 
-// A refill never takes the last free start slot: it stays for a request.
+// Refills never hold every start slot, even when MaxRefills allows it:
+// the last one stays a request's.
 func TestRefillsLeaveTheLastSlot(t *testing.T) {
 	g := newGatedStarts()
 	m := newGatedManager(t, g, Config{

@@ -187,7 +187,7 @@ func TestRunWithLimitsTakesAColdStartSlot(t *testing.T) {
 		t.Errorf("RunWith error = %v, want DeadlineExceeded", err)
 	}
 	if got := rt.Starts(); got != 1 {
-		t.Errorf("Starts = %d, want 1 (RunWith waited for a cold start slot)", got)
+		t.Errorf("Starts = %d, want 1 (RunWith waited for a start slot)", got)
 	}
 	close(gate)
 	if lease := <-first; lease.Sandbox != nil {

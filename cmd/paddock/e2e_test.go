@@ -44,7 +44,10 @@ func newE2EWith(t *testing.T, flags ...string) *e2e {
 		t.Fatal(err)
 	}
 	cfg, _, err := parse("serve", append([]string{"--runsc=" + runscPath, "--agent=" + agent, "--cache-dir=" + cache,
-		"--state-dir=" + state, "--build-rootfs=false", "--pool-size=1", "--max-timeout=30s", "--pool-max=1", "--tenant-rate=0", "--tenant-max-runs=16", "--tenant-max-sessions=16"}, flags...))
+		"--state-dir=" + state, "--build-rootfs=false", "--pool-size=1", "--max-timeout=30s", "--pool-max=1", "--tenant-rate=0", "--tenant-max-runs=16", "--tenant-max-sessions=16",
+		// Tests that are not about saturation wait for their sandboxes
+		// however loaded the machine is.
+		"--queue-deadline=2m"}, flags...))
 	if err != nil {
 		t.Fatal(err)
 	}
