@@ -75,18 +75,6 @@ func (m *Manager) lease(ctx context.Context, tp *tpool, spec runner.Spec, custom
 	return Lease{Sandbox: sb, Kind: kind, Wait: time.Since(begin), Queued: queued, Start: time.Since(startBegin)}, nil
 }
 
-// takeReady leases the oldest live ready sandbox of tp, past the
-// admission queue. ok is false when none is ready.
-func (m *Manager) takeReady(tp *tpool) (sb runner.Sandbox, ok bool, err error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return nil, false, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, ErrClosed)
-	}
-	sb = m.leaseReadyLocked(tp)
-	return sb, sb != nil, nil
-}
-
 // coldStart starts a sandbox on the request path and leases it. Close
 // cancels it.
 func (m *Manager) coldStart(ctx context.Context, tp *tpool) (runner.Sandbox, StartKind, error) {
