@@ -39,7 +39,7 @@ type config struct {
 	MaxSandboxes int    // 0: no cap
 	MaxRefills   int
 	MaxRuns      int
-	// StartBudget caps the sandbox starts running at once (0: one per CPU).
+	// StartBudget caps the sandbox starts running at once (0: two per CPU).
 	StartBudget int
 	// QueueDeadline bounds a request's wait for a sandbox; past it: 503.
 	QueueDeadline time.Duration
@@ -109,7 +109,7 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxSandboxes, "max-sandboxes", 64, "sandboxes alive at once above which pools stop refilling (0: no cap)")
 	fs.IntVar(&c.MaxRefills, "max-refills", 1, "concurrent pool refills (starts or restores off the request path)")
 	fs.IntVar(&c.MaxRuns, "max-runs", 16, "concurrent one-shot runs")
-	fs.IntVar(&c.StartBudget, "start-budget", 0, "sandbox starts (restores and boots, for the pools and for requests) running at once (0: one per CPU)")
+	fs.IntVar(&c.StartBudget, "start-budget", 0, "sandbox starts (restores and boots, for the pools and for requests) running at once (0: two per CPU)")
 	fs.DurationVar(&c.QueueDeadline, "queue-deadline", pool.DefaultQueueDeadline,
 		"longest a request waits for a sandbox (and a run slot); past it the answer is 503 saturated with Retry-After")
 	fs.IntVar(&c.MaxSessions, "max-sessions", 64, "open sessions; beyond it creating one answers 429")
