@@ -230,7 +230,7 @@ func TestRunErrorMapping(t *testing.T) {
 	}
 }
 
-func TestRunBusy(t *testing.T) {
+func TestRunSaturated(t *testing.T) {
 	unblock := make(chan struct{})
 	running := make(chan struct{}, 1)
 	rt := &runnertest.Runtime{RunFunc: func(context.Context, runner.RunRequest, runner.OutputFunc) (runner.RunResult, error) {
@@ -238,7 +238,7 @@ func TestRunBusy(t *testing.T) {
 		<-unblock
 		return runner.RunResult{Reason: runner.ReasonOK}, nil
 	}}
-	f := newFixture(t, rt, pool.Config{MaxRuns: 1, QueueTimeout: 10 * time.Millisecond}, api.Config{}, true)
+	f := newFixture(t, rt, pool.Config{MaxRuns: 1, QueueDeadline: 10 * time.Millisecond}, api.Config{}, true)
 
 	first := make(chan int, 1)
 	go func() {
@@ -249,9 +249,12 @@ func TestRunBusy(t *testing.T) {
 	}()
 	<-running
 	rec := f.do(t, http.MethodPost, "/v1/run", `{"language":"python","code":"y"}`)
-	checkResponse(t, rec, http.StatusServiceUnavailable, `{"code":"busy","message":"all run slots are busy; retry shortly"}`+"\n")
-	if got := rec.Header().Get("Retry-After"); got != "1" {
-		t.Errorf("Retry-After = %q, want 1", got)
+	// One request served in the pool's 10 s rate window is 0.1/s, so one
+	// waiter is served in 10 s.
+	checkResponse(t, rec, http.StatusServiceUnavailable, `{"code":"saturated","message":"the server is saturated: `+
+		`no sandbox was free within the queue deadline; retry after 10 s"}`+"\n")
+	if got := rec.Header().Get("Retry-After"); got != "10" {
+		t.Errorf("Retry-After = %q, want 10", got)
 	}
 	close(unblock)
 	if code := <-first; code != http.StatusOK {

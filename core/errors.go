@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/paddock-dev/paddock/kernels"
@@ -118,6 +119,7 @@ func Classify(err error) *Error {
 
 func classify(err error) *Error {
 	var fileErr *runner.FileError
+	var saturated *pool.SaturatedError
 	switch {
 	case errors.Is(err, ErrTooManyTenants):
 		return &Error{Kind: KindUnavailable, Code: "busy", RetryAfter: time.Minute,
@@ -150,8 +152,10 @@ func classify(err error) *Error {
 		return &Error{Kind: KindNotFound, Code: "file_not_found", Message: "no such file or directory in the session"}
 	case errors.Is(err, runner.ErrNotSupported):
 		return &Error{Kind: KindNotImplemented, Code: "not_implemented", Message: "this server's sandboxes cannot run sessions"}
-	case errors.Is(err, pool.ErrBusy):
-		return &Error{Kind: KindUnavailable, Code: "busy", RetryAfter: time.Second, Message: "all run slots are busy; retry shortly"}
+	case errors.As(err, &saturated):
+		return &Error{Kind: KindUnavailable, Code: "saturated", RetryAfter: saturated.RetryAfter,
+			Message: fmt.Sprintf("the server is saturated: no sandbox was free within the queue deadline; retry after %d s",
+				int(math.Ceil(saturated.RetryAfter.Seconds())))}
 	case errors.Is(err, pool.ErrClosed), errors.Is(err, kernels.ErrClosed):
 		return &Error{Kind: KindUnavailable, Code: "unavailable", Message: "the server is shutting down"}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -81,6 +81,7 @@ func (s *Service) Run(ctx context.Context, c Caller, in RunInput, out runner.Out
 		return res, s.fail(err)
 	}
 	defer done()
+	plan.opts.Tenant = c.Tenant // waiting runs are served in turn across tenants
 	res.Outcome, err = s.pool.RunWith(ctx, plan.template, plan.opts, plan.req, out)
 	if err != nil {
 		return res, s.fail(err)

@@ -304,7 +304,7 @@ func TestClassify(t *testing.T) {
 		{kernels.ErrSessionNotFound, core.KindNotFound, "session_not_found"},
 		{fmt.Errorf("x: %w", kernels.ErrBusy), core.KindConflict, "busy"},
 		{kernels.ErrSessionLost, core.KindGone, "session_lost"},
-		{pool.ErrBusy, core.KindUnavailable, "busy"},
+		{&pool.SaturatedError{Template: "python", RetryAfter: 3 * time.Second}, core.KindUnavailable, "saturated"},
 		{pool.ErrClosed, core.KindUnavailable, "unavailable"},
 		{&runner.FileError{Op: runner.FileRead, Path: "a", Kind: runner.FileNoSpace, Detail: "secret"}, core.KindTooLarge, "disk_full"},
 		{context.Canceled, core.KindCanceled, "client_closed_request"},
@@ -319,5 +319,16 @@ func TestClassify(t *testing.T) {
 	}
 	if core.Classify(nil) != nil {
 		t.Error("Classify(nil) is not nil")
+	}
+}
+
+// The pool's saturation reaches every door as 503-class KindUnavailable
+// with the pool's retry delay.
+func TestClassifySaturated(t *testing.T) {
+	err := fmt.Errorf("running: %w", &pool.SaturatedError{Template: "python", Waited: 5 * time.Second, RetryAfter: 7 * time.Second})
+	e := core.Classify(err)
+	want := "the server is saturated: no sandbox was free within the queue deadline; retry after 7 s"
+	if e.Kind != core.KindUnavailable || e.Code != "saturated" || e.RetryAfter != 7*time.Second || e.Message != want {
+		t.Errorf("Classify = %v %q %v %q, want unavailable saturated 7s %q", e.Kind, e.Code, e.RetryAfter, e.Message, want)
 	}
 }

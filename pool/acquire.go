@@ -26,94 +26,53 @@ type Lease struct {
 	Start time.Duration
 	// Wait is how long Acquire took.
 	Wait time.Duration
+	// Queued is the part of Wait spent in the admission queue.
+	Queued time.Duration
 }
 
 // Warm reports whether the sandbox came ready from the pool.
 func (l Lease) Warm() bool { return l.Kind == StartPool }
 
 // Acquire returns a never-used sandbox of the named template: a ready one
-// when there is one (a hit), else one started now (a miss) once one of
-// MaxColdStarts slots is free. It waits no longer than ctx allows.
+// when there is one (a hit), else one started now (a miss) once a start
+// slot is free. It waits in the admission queue (see admit.go) as the
+// tenant "" no longer than ctx and QueueDeadline allow.
 func (m *Manager) Acquire(ctx context.Context, template string) (Lease, error) {
+	return m.AcquireWith(ctx, template, RunOptions{})
+}
+
+// lease waits in the admission queue for a ready sandbox of tp or a start
+// slot (and a run slot when run is set), and in the second case starts a
+// sandbox of spec (custom: other limits than the template's).
+func (m *Manager) lease(ctx context.Context, tp *tpool, spec runner.Spec, custom bool, tenant string, run bool) (Lease, error) {
 	begin := time.Now()
-	tp, ok := m.pools[template]
-	if !ok {
-		return Lease{}, fmt.Errorf("acquiring %q: %w", template, ErrUnknownTemplate)
-	}
 	if err := ctx.Err(); err != nil {
-		return Lease{}, fmt.Errorf("acquiring %s sandbox: %w", template, err)
+		return Lease{}, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, err)
 	}
-	if sb, ok, err := m.takeReady(tp); err != nil {
-		return Lease{}, err
-	} else if ok {
-		return Lease{Sandbox: sb, Kind: StartPool, Wait: time.Since(begin)}, nil
-	}
-
-	if err := m.takeColdSlot(ctx); err != nil {
-		return Lease{}, err
-	}
-	defer func() { <-m.coldSlots }()
-
-	// A filler may have readied one while this call waited for the slot.
-	if sb, ok, err := m.takeReady(tp); err != nil {
-		return Lease{}, err
-	} else if ok {
-		return Lease{Sandbox: sb, Kind: StartPool, Wait: time.Since(begin)}, nil
-	}
-	startBegin := time.Now()
-	sb, kind, err := m.coldStart(ctx, tp)
+	sb, err := m.admit(ctx, &ticket{tenant: tenant, tp: tp, custom: custom, run: run}, begin.Add(m.cfg.QueueDeadline))
 	if err != nil {
 		return Lease{}, err
 	}
-	return Lease{Sandbox: sb, Kind: kind, Wait: time.Since(begin), Start: time.Since(startBegin)}, nil
-}
-
-// takeColdSlot waits for one of MaxColdStarts slots, as long as ctx
-// allows; the caller gives it back.
-func (m *Manager) takeColdSlot(ctx context.Context) error {
-	select {
-	case m.coldSlots <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("waiting for a cold start slot: %w", ctx.Err())
-	case <-m.ctx.Done():
-		return fmt.Errorf("waiting for a cold start slot: %w", ErrClosed)
+	queued := time.Since(begin)
+	if sb != nil {
+		return Lease{Sandbox: sb, Kind: StartPool, Wait: queued, Queued: queued}, nil
 	}
-}
-
-// takeReady leases the oldest live ready sandbox of tp, destroying dead
-// ones it meets. ok is false when none is ready.
-func (m *Manager) takeReady(tp *tpool) (sb runner.Sandbox, ok bool, err error) {
-	var dead []runner.Sandbox
-	m.mu.Lock()
-	closed := m.closed
-	for !closed && len(tp.ready) > 0 {
-		e := tp.ready[0]
-		tp.ready[0] = nil
-		tp.ready = tp.ready[1:]
-		close(e.taken)
-		if isDone(e.sb) {
-			dead = append(dead, e.sb)
-			continue
+	defer m.endStart(false)
+	startBegin := time.Now()
+	var kind StartKind
+	if custom {
+		sb, err = m.startCustom(ctx, tp, spec)
+		kind = StartCold
+	} else {
+		sb, kind, err = m.coldStart(ctx, tp)
+	}
+	if err != nil {
+		if run {
+			m.endRun()
 		}
-		tp.inUse++
-		tp.hits++
-		m.recordTakeLocked(tp, false)
-		m.leases[e.sb.ID()] = tp
-		sb, ok = e.sb, true
-		break
+		return Lease{}, err
 	}
-	m.mu.Unlock()
-
-	for _, d := range dead {
-		m.log.Warn("ready sandbox was dead; skipping it", keyTemplate, tp.tmpl.Name, keySandboxID, d.ID())
-		m.destroy(d)
-	}
-	if closed {
-		return nil, false, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, ErrClosed)
-	}
-	tp.poke()
-	return sb, ok, nil
+	return Lease{Sandbox: sb, Kind: kind, Wait: time.Since(begin), Queued: queued, Start: time.Since(startBegin)}, nil
 }
 
 // coldStart starts a sandbox on the request path and leases it. Close

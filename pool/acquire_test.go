@@ -186,7 +186,7 @@ func TestColdStartsAreBounded(t *testing.T) {
 			return nil, ctx.Err()
 		}
 	}
-	m := newManager(t, rt, pool.Config{Templates: []pool.Template{tmpl("python", 0)}, MaxColdStarts: 1})
+	m := newManager(t, rt, pool.Config{Templates: []pool.Template{tmpl("python", 0)}, StartBudget: 1})
 
 	first := make(chan pool.Lease, 1)
 	go func() {

@@ -99,9 +99,9 @@ func TestCloseRacesWithUse(t *testing.T) {
 	for i := range 20 {
 		rt := &runnertest.Runtime{}
 		m, err := pool.New(rt, pool.Config{
-			Templates:     []pool.Template{tmpl("python", 2), tmpl("node", 0)},
-			MaxRuns:       4,
-			MaxColdStarts: 2,
+			Templates:   []pool.Template{tmpl("python", 2), tmpl("node", 0)},
+			MaxRuns:     4,
+			StartBudget: 2,
 		}, nil)
 		if err != nil {
 			t.Fatalf("New: %v", err)
@@ -124,7 +124,7 @@ func TestCloseRacesWithUse(t *testing.T) {
 					switch {
 					case errors.Is(err, pool.ErrClosed):
 						return
-					case err != nil && !errors.Is(err, pool.ErrBusy):
+					case err != nil && !errors.Is(err, pool.ErrSaturated):
 						t.Errorf("worker %d: %v", w, err)
 						return
 					}

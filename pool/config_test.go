@@ -17,6 +17,8 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{name: "duplicate template", cfg: pool.Config{Templates: []pool.Template{tmpl("python", 1), tmpl("python", 2)}}, want: `pool config: duplicate template "python"`},
 		{name: "negative size", cfg: pool.Config{Templates: []pool.Template{tmpl("python", -1)}}, want: `pool config: template "python" has negative size`},
 		{name: "negative limit", cfg: pool.Config{MaxRuns: -1}, want: "pool config: negative limit"},
+		{name: "negative start budget", cfg: pool.Config{StartBudget: -1}, want: "pool config: negative limit"},
+		{name: "negative queue deadline", cfg: pool.Config{QueueDeadline: -1}, want: "pool config: negative limit"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

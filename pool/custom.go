@@ -3,7 +3,6 @@ package pool
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/paddock-dev/paddock/runner"
 )
@@ -17,6 +16,9 @@ type RunOptions struct {
 	// cold start), because pooled and restored sandboxes carry the
 	// template's limits.
 	Limits runner.Limits
+	// Tenant is whose request this is: waiting requests are served in
+	// turn across tenants. "" is a tenant like any other.
+	Tenant string
 }
 
 // AcquireWith is Acquire with opts: limits other than the template's get
@@ -28,10 +30,7 @@ func (m *Manager) AcquireWith(ctx context.Context, template string, opts RunOpti
 		return Lease{}, fmt.Errorf("acquiring %q: %w", template, ErrUnknownTemplate)
 	}
 	spec, custom := tp.specFor(opts)
-	if !custom {
-		return m.Acquire(ctx, template)
-	}
-	return m.acquireCustom(ctx, tp, spec)
+	return m.lease(ctx, tp, spec, custom, opts.Tenant, false)
 }
 
 // specFor returns the spec a run with opts needs on tp and whether it
@@ -61,25 +60,16 @@ func (tp *tpool) specFor(opts RunOptions) (runner.Spec, bool) {
 	return spec, true
 }
 
-// acquireCustom starts a sandbox of spec (tp's template with other limits)
-// on the request path and leases it. It holds one of the MaxColdStarts
-// slots while starting, as a cold miss does, but is no miss: the pool
-// could not have served it, so it does not raise the pool's target.
-func (m *Manager) acquireCustom(ctx context.Context, tp *tpool, spec runner.Spec) (Lease, error) {
-	begin := time.Now()
-	if err := ctx.Err(); err != nil {
-		return Lease{}, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, err)
-	}
-	if err := m.takeColdSlot(ctx); err != nil {
-		return Lease{}, err
-	}
-	defer func() { <-m.coldSlots }()
-
+// startCustom starts a sandbox of spec (tp's template with other limits)
+// on the request path and leases it. The caller holds a start slot, as
+// for a cold miss, but this is no miss: the pool could not have served
+// it, so it does not raise the pool's target.
+func (m *Manager) startCustom(ctx context.Context, tp *tpool, spec runner.Spec) (runner.Sandbox, error) {
 	mem := spec.Limits.MemoryBytes
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
-		return Lease{}, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, ErrClosed)
+		return nil, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, ErrClosed)
 	}
 	tp.inUse++ // leased to this request from the start: it never joins the pool
 	tp.custom++
@@ -87,13 +77,11 @@ func (m *Manager) acquireCustom(ctx context.Context, tp *tpool, spec runner.Spec
 	m.holdLocked()
 	m.mu.Unlock()
 
-	startBegin := time.Now()
 	sctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(m.ctx, cancel)
 	sb, err := m.start(sctx, tp.tmpl.Name, spec)
 	stop()
 	cancel()
-	started := time.Since(startBegin)
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -104,12 +92,12 @@ func (m *Manager) acquireCustom(ctx context.Context, tp *tpool, spec runner.Spec
 		m.unholdLocked()
 		switch {
 		case ctx.Err() != nil:
-			return Lease{}, fmt.Errorf("starting with custom limits: %w", ctx.Err())
+			return nil, fmt.Errorf("starting with custom limits: %w", ctx.Err())
 		case m.closed:
-			return Lease{}, fmt.Errorf("starting with custom limits: %w", ErrClosed)
+			return nil, fmt.Errorf("starting with custom limits: %w", ErrClosed)
 		}
 		tp.failures++
-		return Lease{}, fmt.Errorf("starting with custom limits: %w", err)
+		return nil, fmt.Errorf("starting with custom limits: %w", err)
 	}
 	tp.colds++
 	if m.closed {
@@ -117,11 +105,11 @@ func (m *Manager) acquireCustom(ctx context.Context, tp *tpool, spec runner.Spec
 		tp.custom--
 		tp.customMemory -= mem
 		m.destroy(sb)
-		return Lease{}, fmt.Errorf("starting with custom limits: %w", ErrClosed)
+		return nil, fmt.Errorf("starting with custom limits: %w", ErrClosed)
 	}
 	m.leases[sb.ID()] = tp
 	m.customMem[sb.ID()] = mem
-	return Lease{Sandbox: sb, Kind: StartCold, Wait: time.Since(begin), Start: started}, nil
+	return sb, nil
 }
 
 // releaseCustomLocked forgets the custom limits of a leased sandbox of tp,

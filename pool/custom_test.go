@@ -134,9 +134,9 @@ func TestRunWithLimitsTakesARunSlot(t *testing.T) {
 		return runner.RunResult{Reason: runner.ReasonOK}, nil
 	}}
 	m := newManager(t, rt, pool.Config{
-		Templates:    []pool.Template{limitedTmpl(0)},
-		MaxRuns:      1,
-		QueueTimeout: 20 * time.Millisecond,
+		Templates:     []pool.Template{limitedTmpl(0)},
+		MaxRuns:       1,
+		QueueDeadline: 20 * time.Millisecond,
 	})
 	custom := pool.RunOptions{Limits: runner.Limits{Processes: 16}}
 
@@ -147,8 +147,8 @@ func TestRunWithLimitsTakesARunSlot(t *testing.T) {
 		}
 	})
 	<-running
-	if _, err := m.RunWith(t.Context(), "python", custom, runner.RunRequest{}, nil); !errors.Is(err, pool.ErrBusy) {
-		t.Errorf("RunWith error = %v, want ErrBusy", err)
+	if _, err := m.RunWith(t.Context(), "python", custom, runner.RunRequest{}, nil); !errors.Is(err, pool.ErrSaturated) {
+		t.Errorf("RunWith error = %v, want ErrSaturated", err)
 	}
 	if got := rt.Starts(); got != 1 {
 		t.Errorf("Starts = %d, want 1 (RunWith waited for a run slot)", got)
@@ -168,7 +168,7 @@ func TestRunWithLimitsTakesAColdStartSlot(t *testing.T) {
 			return nil, ctx.Err()
 		}
 	}
-	m := newManager(t, rt, pool.Config{Templates: []pool.Template{limitedTmpl(0)}, MaxColdStarts: 1})
+	m := newManager(t, rt, pool.Config{Templates: []pool.Template{limitedTmpl(0)}, StartBudget: 1})
 
 	first := make(chan pool.Lease, 1)
 	go func() {
@@ -187,7 +187,7 @@ func TestRunWithLimitsTakesAColdStartSlot(t *testing.T) {
 		t.Errorf("RunWith error = %v, want DeadlineExceeded", err)
 	}
 	if got := rt.Starts(); got != 1 {
-		t.Errorf("Starts = %d, want 1 (RunWith waited for a cold start slot)", got)
+		t.Errorf("Starts = %d, want 1 (RunWith waited for a start slot)", got)
 	}
 	close(gate)
 	if lease := <-first; lease.Sandbox != nil {

@@ -3,10 +3,13 @@
 //
 // A Manager owns one filler goroutine per template that keeps Size ready
 // sandboxes started; Acquire hands one out (a pool hit) or starts one on the
-// request path (a cold miss, bounded by MaxColdStarts); Release destroys it
-// off the request path. A sandbox is never used twice. Run is the one-shot
-// path: wait for a run slot, acquire, run, always release. RunWith runs
-// with other limits than the template's on a sandbox started for the run.
+// request path (a miss); Release destroys it off the request path. A
+// sandbox is never used twice. Every start holds one of StartBudget start
+// slots; requests that find no ready sandbox wait in a fair admission
+// queue that comes before refills and ends at QueueDeadline with
+// ErrSaturated (admit.go). Run is the one-shot path: be admitted (a run
+// slot and a sandbox), run, always release. RunWith runs with other limits
+// than the template's on a sandbox started for the run.
 //
 // pool imports runner (the contract) and the standard library only. It must
 // not import api, kernels, cmd, gin or any concrete runtime (runner/runsc);

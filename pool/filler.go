@@ -72,6 +72,7 @@ func (m *Manager) fill(tp *tpool) {
 		}
 		e := &entry{sb: sb, taken: make(chan struct{})}
 		tp.ready = append(tp.ready, e)
+		m.dispatchLocked() // a request may be waiting for it
 		m.mu.Unlock()
 		go m.watch(tp, e)
 
@@ -84,15 +85,13 @@ func (m *Manager) fill(tp *tpool) {
 
 // backoff returns the wait after the n-th consecutive failure (n ≥ 1):
 // backoffMin doubled n-1 times, capped at backoffMax.
-// refill makes one sandbox for the pool, holding one of the refill slots
-// that bound the CPU refilling may take from requests.
+// refill makes one sandbox for the pool, holding a start slot that
+// requests come before (see admit.go).
 func (m *Manager) refill(tp *tpool) (runner.Sandbox, error) {
-	select {
-	case m.refillSlots <- struct{}{}:
-	case <-m.ctx.Done():
-		return nil, m.ctx.Err()
+	if err := m.refillSlot(); err != nil {
+		return nil, err
 	}
-	defer func() { <-m.refillSlots }()
+	defer m.endStart(true)
 	sb, _, err := m.make(m.ctx, tp, false)
 	return sb, err
 }

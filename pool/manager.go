@@ -28,10 +28,6 @@ type Manager struct {
 	pools map[string]*tpool // fixed after New
 	order []*tpool          // config order, for Stats
 
-	runSlots    chan struct{}
-	coldSlots   chan struct{}
-	refillSlots chan struct{}
-
 	// snap is the runtime's snapshot ability, nil when it has none.
 	snap runner.Snapshotter
 	now  func() time.Time
@@ -59,6 +55,14 @@ type Manager struct {
 	// customMem maps each leased sandbox started with custom limits
 	// to its memory limit.
 	customMem map[string]int64
+
+	// Admission (admit.go): run and start slots in use (refills among the
+	// starts), the requests and the fillers waiting for them, and the
+	// rate requests were served at.
+	runs, starts, refills int
+	queue                 fairQueue
+	refillWait            []chan struct{}
+	served                serveRate
 }
 
 // tpool is one template's state. Fields below wake are guarded by
@@ -120,9 +124,6 @@ func New(rt runner.Runtime, cfg Config, logger *slog.Logger) (*Manager, error) {
 		cfg:         cfg,
 		log:         logger,
 		pools:       make(map[string]*tpool, len(cfg.Templates)),
-		runSlots:    make(chan struct{}, cfg.MaxRuns),
-		coldSlots:   make(chan struct{}, cfg.MaxColdStarts),
-		refillSlots: make(chan struct{}, cfg.MaxRefills),
 		now:         time.Now,
 		ctx:         ctx,
 		cancel:      cancel,

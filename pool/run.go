@@ -12,8 +12,8 @@ import (
 
 // Timing splits a one-shot run's wall time into its phases.
 type Timing struct {
-	Queue   time.Duration // waiting for a run slot
-	Acquire time.Duration // getting a sandbox, Start included
+	Queue   time.Duration // waiting in the admission queue for a run slot and a sandbox or a start slot
+	Acquire time.Duration // getting the sandbox once admitted, Start included
 	Start   time.Duration // restoring or starting one on the request path; zero on a pool hit
 	Exec    time.Duration // Sandbox.Run
 	Total   time.Duration
@@ -28,7 +28,8 @@ type Outcome struct {
 }
 
 // Run executes req once on a fresh sandbox of the named template: it waits
-// for a run slot (at most QueueTimeout, then ErrBusy), acquires a sandbox,
+// in the admission queue for a run slot and a sandbox (at most
+// QueueDeadline, then ErrSaturated), acquires the sandbox,
 // runs req and releases the sandbox whatever happens. If ctx ends during
 // the run the sandbox is destroyed at once. A sandbox that was lost before
 // it took the request is replaced once.
@@ -38,7 +39,7 @@ func (m *Manager) Run(ctx context.Context, template string, req runner.RunReques
 
 // RunWith is Run with opts. A run whose opts.Limits differ from the
 // template's always gets a sandbox started for it (see RunOptions), under
-// the same run and cold-start slots.
+// the same run and start slots.
 func (m *Manager) RunWith(ctx context.Context, template string, opts RunOptions, req runner.RunRequest, out runner.OutputFunc) (Outcome, error) {
 	begin := time.Now()
 	var o Outcome
@@ -47,21 +48,14 @@ func (m *Manager) RunWith(ctx context.Context, template string, opts RunOptions,
 		return o, fmt.Errorf("running on %q: %w", template, ErrUnknownTemplate)
 	}
 	spec, custom := tp.specFor(opts)
-	if err := m.takeRunSlot(ctx); err != nil {
-		return o, err
-	}
-	defer func() { <-m.runSlots }()
-	o.Timing.Queue = time.Since(begin)
-
 	for attempt := 1; ; attempt++ {
-		var lease Lease
-		var err error
-		if custom {
-			lease, err = m.acquireCustom(ctx, tp, spec)
-		} else {
-			lease, err = m.Acquire(ctx, template)
+		// The first lease takes the run slot, held until the run ends.
+		lease, err := m.lease(ctx, tp, spec, custom, opts.Tenant, attempt == 1)
+		if attempt == 1 && err == nil {
+			defer m.endRun()
 		}
-		o.Timing.Acquire += lease.Wait
+		o.Timing.Queue += lease.Queued
+		o.Timing.Acquire += lease.Wait - lease.Queued
 		o.Timing.Start += lease.Start
 		if err != nil {
 			o.Timing.Total = time.Since(begin)
@@ -96,25 +90,4 @@ func (m *Manager) runOnce(ctx context.Context, sb runner.Sandbox, req runner.Run
 		return res, fmt.Errorf("running in sandbox %s: %w", sb.ID(), err)
 	}
 	return res, nil
-}
-
-// takeRunSlot waits for one of MaxRuns slots, at most QueueTimeout.
-func (m *Manager) takeRunSlot(ctx context.Context) error {
-	select {
-	case m.runSlots <- struct{}{}:
-		return nil
-	default:
-	}
-	t := time.NewTimer(m.cfg.QueueTimeout)
-	defer t.Stop()
-	select {
-	case m.runSlots <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("waiting for a run slot: %w", ctx.Err())
-	case <-m.ctx.Done():
-		return fmt.Errorf("waiting for a run slot: %w", ErrClosed)
-	case <-t.C:
-		return fmt.Errorf("waiting %s for a run slot: %w", m.cfg.QueueTimeout, ErrBusy)
-	}
 }

@@ -190,9 +190,9 @@ func TestRunBusy(t *testing.T) {
 		return runner.RunResult{Reason: runner.ReasonOK}, nil
 	}}
 	m := newManager(t, rt, pool.Config{
-		Templates:    []pool.Template{tmpl("python", 0)},
-		MaxRuns:      1,
-		QueueTimeout: 20 * time.Millisecond,
+		Templates:     []pool.Template{tmpl("python", 0)},
+		MaxRuns:       1,
+		QueueDeadline: 20 * time.Millisecond,
 	})
 
 	var wg sync.WaitGroup
@@ -203,8 +203,8 @@ func TestRunBusy(t *testing.T) {
 	})
 	<-running
 	_, err := m.Run(t.Context(), "python", runner.RunRequest{}, nil)
-	if !errors.Is(err, pool.ErrBusy) {
-		t.Errorf("second Run error = %v, want ErrBusy", err)
+	if !errors.Is(err, pool.ErrSaturated) {
+		t.Errorf("second Run error = %v, want ErrSaturated", err)
 	}
 	close(unblock)
 	wg.Wait()

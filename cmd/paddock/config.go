@@ -17,6 +17,7 @@ import (
 	mcpdoor "github.com/paddock-dev/paddock/doors/mcp"
 	"github.com/paddock-dev/paddock/internal/webguard"
 	"github.com/paddock-dev/paddock/kernels"
+	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/rootfs"
 )
 
@@ -39,7 +40,11 @@ type config struct {
 	MaxSandboxes int    // 0: no cap
 	MaxRefills   int
 	MaxRuns      int
-	MaxSessions  int
+	// StartBudget caps the sandbox starts running at once (0: two per CPU).
+	StartBudget int
+	// QueueDeadline bounds a request's wait for a sandbox; past it: 503.
+	QueueDeadline time.Duration
+	MaxSessions   int
 	// MaxSessionLifetime bounds a session's age; its ttl_s may not exceed it.
 	MaxSessionLifetime time.Duration
 	MaxTimeout         time.Duration
@@ -111,6 +116,9 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxSandboxes, "max-sandboxes", 64, "sandboxes alive at once above which pools stop refilling (0: no cap)")
 	fs.IntVar(&c.MaxRefills, "max-refills", 1, "concurrent pool refills (starts or restores off the request path)")
 	fs.IntVar(&c.MaxRuns, "max-runs", 16, "concurrent one-shot runs")
+	fs.IntVar(&c.StartBudget, "start-budget", 0, "sandbox starts (restores and boots, for the pools and for requests) running at once (0: two per CPU)")
+	fs.DurationVar(&c.QueueDeadline, "queue-deadline", pool.DefaultQueueDeadline,
+		"longest a request waits for a sandbox (and a run slot); past it the answer is 503 saturated with Retry-After")
 	fs.IntVar(&c.MaxSessions, "max-sessions", 64, "open sessions; beyond it creating one answers 429")
 	fs.DurationVar(&c.MaxSessionLifetime, "max-session-lifetime", kernels.DefaultMaxLifetime, "age at which a session ends however busy it is; also the largest ttl_s a session may ask for")
 	fs.DurationVar(&c.MaxTimeout, "max-timeout", 60*time.Second, "largest wall-time limit a run or a session cell may ask for")
@@ -193,6 +201,9 @@ func (c *config) Validate() error {
 	}
 	if c.MaxRuns < 1 {
 		errs = append(errs, errors.New("--max-runs must be at least 1"))
+	}
+	if c.StartBudget < 0 || c.QueueDeadline < 100*time.Millisecond {
+		errs = append(errs, errors.New("--start-budget must be at least 0 and --queue-deadline at least 100ms"))
 	}
 	if c.MaxRefills < 1 || c.MaxSandboxes < 0 || c.PoolMemoryMB < -1 {
 		errs = append(errs, errors.New("--max-refills must be at least 1, --max-sandboxes and --pool-memory-mb at least 0"))

@@ -21,6 +21,9 @@ func TestConfigMaxLimits(t *testing.T) {
 		{name: "open files below the minimum", flags: []string{"--max-open-files=63"}, wantErr: "--max-open-files must be between 64 and 1048576, got 63"},
 		{name: "session lifetime", flags: []string{"--max-session-lifetime=1h"}},
 		{name: "no session lifetime", flags: []string{"--max-session-lifetime=0s"}, wantErr: "--max-session-lifetime must be at least 1s"},
+		{name: "start budget and queue deadline", flags: []string{"--start-budget=3", "--queue-deadline=100ms"}},
+		{name: "negative start budget", flags: []string{"--start-budget=-1"}, wantErr: "--start-budget must be at least 0 and --queue-deadline at least 100ms"},
+		{name: "short queue deadline", flags: []string{"--queue-deadline=99ms"}, wantErr: "--start-budget must be at least 0 and --queue-deadline at least 100ms"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

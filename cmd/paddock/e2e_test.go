@@ -47,7 +47,10 @@ func newE2EWith(t *testing.T, flags ...string) *e2e {
 	// template, unless they ask for more: python-slim's tests
 	// (slim_e2e_test.go) add it, so no other test pays for its pool.
 	cfg, _, err := parse("serve", append([]string{"--runsc=" + runscPath, "--agent=" + agent, "--cache-dir=" + cache,
-		"--state-dir=" + state, "--build-rootfs=false", "--templates=node,python", "--pool-size=1", "--max-timeout=30s", "--pool-max=1", "--tenant-rate=0", "--tenant-max-runs=16", "--tenant-max-sessions=16"}, flags...))
+		"--state-dir=" + state, "--build-rootfs=false", "--templates=node,python", "--pool-size=1", "--max-timeout=30s", "--pool-max=1", "--tenant-rate=0", "--tenant-max-runs=16", "--tenant-max-sessions=16",
+		// Tests that are not about saturation wait for their sandboxes
+		// however loaded the machine is.
+		"--queue-deadline=2m"}, flags...))
 	if err != nil {
 		t.Fatal(err)
 	}

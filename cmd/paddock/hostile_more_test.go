@@ -419,7 +419,7 @@ func (b *meteredBody) Read(p []byte) (int, error) {
 }
 
 // TestE2EFlood sends a bounded burst of concurrent runs: every answer is
-// a result or the 503 busy that says when to retry, nothing else, and once
+// a result or the 503 saturated that says when to retry, nothing else, and once
 // the pool is idle only its ready sandboxes remain.
 func TestE2EFlood(t *testing.T) {
 	e := newE2E(t)
@@ -451,10 +451,11 @@ func TestE2EFlood(t *testing.T) {
 					if err := json.Unmarshal(raw, &r); err != nil || r.Reason != "ok" || r.Stdout != "1\n" {
 						problems = append(problems, fmt.Sprintf("200 %s", raw))
 					}
-				// The one honest refusal: every run slot stayed busy. No
-				// tenant limit applies here (--tenant-rate=0, 16 runs).
-				case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "1" &&
-					string(raw) == `{"code":"busy","message":"all run slots are busy; retry shortly"}`+"\n":
+				// The one honest refusal: no sandbox within the queue
+				// deadline. No tenant limit applies here (--tenant-rate=0,
+				// 16 runs).
+				case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "" &&
+					strings.HasPrefix(string(raw), `{"code":"saturated","message":"the server is saturated: `):
 				default:
 					problems = append(problems, fmt.Sprintf("%d %s (Retry-After %q)", resp.StatusCode, raw, resp.Header.Get("Retry-After")))
 				}

@@ -203,7 +203,8 @@ func startServer(t *testing.T, bin, state string) *paddockProc {
 	ln.Close()
 	s := &paddockProc{t: t, url: "http://" + addr, state: state, runsc: runscPath, logs: &syncBuffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command(bin, "serve", "--listen="+addr, "--runsc="+runscPath, "--agent="+agent, "--cache-dir="+cache,
-		"--state-dir="+state, "--build-rootfs=false", "--templates=node,python", "--pool-size=1", "--tenant-rate=0", "--tenant-max-runs=16")
+		"--state-dir="+state, "--build-rootfs=false", "--templates=node,python", "--pool-size=1", "--tenant-rate=0", "--tenant-max-runs=16",
+		"--queue-deadline=2m") // not about saturation: waits however loaded the machine is
 	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)

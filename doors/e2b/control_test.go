@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/paddock-dev/paddock/core"
 )
 
 func TestCreateAnswersTokensAndVersion(t *testing.T) {
@@ -269,5 +272,19 @@ func TestNotServedAndRateLimit(t *testing.T) {
 	a = td.do("GET", "/sandboxes/s01", nil, key("alice"))
 	if a.code != 429 || a.header.Get("Retry-After") != "2" {
 		t.Fatalf("rate: HTTP %d %v %s", a.code, a.header, a.body)
+	}
+}
+
+// A saturated server (the core's KindUnavailable with a retry delay) is
+// 503 with Retry-After, which the SDKs surface as a SandboxError.
+func TestSaturatedIs503WithRetryAfter(t *testing.T) {
+	td := newTestDoor(t, Config{})
+	td.create("alice", nil)
+	td.core.AdmitErr = &core.Error{Kind: core.KindUnavailable, Code: "saturated", RetryAfter: 7 * time.Second,
+		Message: "the server is saturated: no sandbox was free within the queue deadline; retry after 7 s"}
+	a := td.do("GET", "/sandboxes/s01", nil, key("alice"))
+	if a.code != 503 || a.header.Get("Retry-After") != "7" ||
+		string(a.body) != `{"code":503,"message":"the server is saturated: no sandbox was free within the queue deadline; retry after 7 s"}` {
+		t.Fatalf("HTTP %d %v %s", a.code, a.header, a.body)
 	}
 }

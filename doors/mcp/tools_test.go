@@ -2,6 +2,7 @@ package mcpdoor
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -114,6 +115,20 @@ func TestRunCodeCoreError(t *testing.T) {
 	cs := connect(t, serve(t, f, Options{}), "")
 	res := call(t, cs, "run_code", map[string]any{"language": "python", "code": "1"})
 	if want := []string{"too_many_runs: tenant has 4 runs in flight"}; !res.IsError || !slices.Equal(texts(res), want) {
+		t.Fatalf("isError %v, texts %q, want %q", res.IsError, texts(res), want)
+	}
+}
+
+// The pool's saturation reaches a model as a tool error naming the
+// retry delay.
+func TestRunCodeSaturated(t *testing.T) {
+	f := &fakeCore{run: func(core.Caller, core.RunInput) (core.RunResult, error) {
+		return core.RunResult{}, fmt.Errorf("running: %w", &pool.SaturatedError{Template: "python", Waited: 5 * time.Second, RetryAfter: 7 * time.Second})
+	}}
+	cs := connect(t, serve(t, f, Options{}), "")
+	res := call(t, cs, "run_code", map[string]any{"language": "python", "code": "1"})
+	want := []string{"saturated: the server is saturated: no sandbox was free within the queue deadline; retry after 7 s"}
+	if !res.IsError || !slices.Equal(texts(res), want) {
 		t.Fatalf("isError %v, texts %q, want %q", res.IsError, texts(res), want)
 	}
 }
