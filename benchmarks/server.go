@@ -187,6 +187,7 @@ type poolState struct {
 		Ready    int    `json:"ready"`
 		InUse    int    `json:"in_use"`
 		Snapshot string `json:"snapshot"`
+		Restores uint64 `json:"restores"`
 	} `json:"pool"`
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,16 +18,6 @@ import (
 // both templates on one server and alternates between them, so that the
 // ratios come from the same minutes of a shared machine.
 var slimPair = []string{"python-slim", "python"}
-
-// slimState is a template's entry in GET /v1/templates, as this phase
-// reads it.
-type slimState struct {
-	Name string `json:"name"`
-	Pool struct {
-		Snapshot string `json:"snapshot"`
-		Restores uint64 `json:"restores"`
-	} `json:"pool"`
-}
 
 // slimPhase measures, for python-slim and python alternately: warm
 // print(1) from a full idle pool, the memory of the idle pooled sandboxes
@@ -142,7 +131,7 @@ func (s *server) slimSample(ctx context.Context, r *row, want string) error {
 func (s *server) awaitSnapshots(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		states, err := s.slimStates(ctx)
+		states, err := s.pools(ctx)
 		if err != nil {
 			return err
 		}
@@ -166,29 +155,6 @@ func (s *server) awaitSnapshots(ctx context.Context, timeout time.Duration) erro
 			return err
 		}
 	}
-}
-
-func (s *server) slimStates(ctx context.Context) (map[string]slimState, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/v1/templates", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := s.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var list struct {
-		Templates []slimState `json:"templates"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
-		return nil, fmt.Errorf("GET /v1/templates: %w", err)
-	}
-	out := map[string]slimState{}
-	for _, t := range list.Templates {
-		out[t.Name] = t
-	}
-	return out, nil
 }
 
 // idleMemoryByTemplate is idleMemory with the sandboxes grouped by
