@@ -74,6 +74,7 @@ func (m *Manager) fill(tp *tpool) {
 		tp.ready = append(tp.ready, e)
 		m.mu.Unlock()
 		go m.watch(tp, e)
+		tp.pokeKernels() // they wait for the ready list
 
 		if streak > 0 {
 			log.Info("pooled sandbox starts recovered", "failures", streak)

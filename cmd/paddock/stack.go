@@ -146,6 +146,7 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 			Size:     size,
 			Max:      max(size, ceiling),
 			Snapshot: t.Snapshot && cfg.Snapshots,
+			Kernels:  cfg.SessionKernels,
 			Spec: runner.Spec{
 				Template: t.Name,
 				Language: t.Language,
