@@ -153,6 +153,13 @@ func run(ctx context.Context, o options) error {
 			}
 		}
 	}
+	if *sessionStartOnly {
+		phase = func(name string, f func() error) {
+			if name == sessionStartTitle {
+				all(name, f)
+			}
+		}
+	}
 	phase("native baselines (the templates' interpreters from their root filesystems, then the host's)", func() error { return nativePhase(ctx, o, &rep) })
 	phase("raw runsc baselines (Paddock's limits, delete included)", func() error { return rawPhase(ctx, rs, o, &rep) })
 	phase(fmt.Sprintf("pooled server (pool %d, snapshots on): warm idle and busy, sessions, memory", o.pool), func() error { return pooledPhase(ctx, o, cg, &rep) })
@@ -173,6 +180,9 @@ func run(ctx context.Context, o options) error {
 	phase("raw runsc rates (restore and run, delete included)", func() error { return rawRatePhase(ctx, rs, o, &rep) })
 	if o.runc {
 		phase("the same on runc (plain containers, the host's kernel): cold, warm, sessions, memory, throughput", func() error { return runcPhase(ctx, o, cg, &rep) })
+	}
+	if *sessionStartN > 0 {
+		phase(sessionStartTitle, func() error { return sessionStartPhase(ctx, o, &rep) })
 	}
 	if o.jupyterN > 0 {
 		phase("Jupyter cell round trips: Paddock's Jupyter door, then native Jupyter Server + ipykernel, stock and with TCP_NODELAY", func() error { return jupyterPhase(ctx, o, &rep) })

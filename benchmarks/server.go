@@ -27,6 +27,8 @@ type serverConfig struct {
 	snapshots bool
 	// runtime is the server's --runtime; "" leaves its default, gVisor.
 	runtime string
+	// extra are more serve flags, added last.
+	extra []string
 }
 
 // describe names the server and its pool and snapshot settings.
@@ -60,7 +62,7 @@ func (c serverConfig) args(o options, addr, state string) []string {
 	if c.pool != poolShipped {
 		args = append(args, "--pool-size="+strconv.Itoa(c.pool), "--pool-max="+strconv.Itoa(c.pool))
 	}
-	return args
+	return append(args, c.extra...)
 }
 
 // serveFlags are the flags of `paddock serve` the bench relies on.
