@@ -27,7 +27,9 @@ type serverConfig struct {
 	snapshots bool
 	// runtime is the server's --runtime; "" leaves its default, gVisor.
 	runtime string
-	// extra are more serve flags, added last.
+	// extra are more serve flags, added last. Servers keep no kernel-ready
+	// sandboxes (--session-kernels=0) unless extra says otherwise, so that
+	// the idle sandboxes of a full pool are its ready ones.
 	extra []string
 }
 
@@ -62,12 +64,13 @@ func (c serverConfig) args(o options, addr, state string) []string {
 	if c.pool != poolShipped {
 		args = append(args, "--pool-size="+strconv.Itoa(c.pool), "--pool-max="+strconv.Itoa(c.pool))
 	}
+	args = append(args, "--session-kernels=0")
 	return append(args, c.extra...)
 }
 
 // serveFlags are the flags of `paddock serve` the bench relies on.
 var serveFlags = []string{"listen", "runsc", "agent", "cache-dir", "state-dir", "build-rootfs", "snapshot-dir",
-	"templates", "pool-size", "pool-max", "snapshots", "log-level", "tenant-rate", "tenant-max-runs"}
+	"templates", "pool-size", "pool-max", "snapshots", "log-level", "tenant-rate", "tenant-max-runs", "session-kernels"}
 
 // checkServeFlags fails early, naming them, when the paddock binary lacks
 // flags the bench passes.

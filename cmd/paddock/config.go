@@ -102,7 +102,7 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	})
 	fs.IntVar(&c.PoolSize, "pool-size", -1, "floor of ready sandboxes per template (-1: the template's own pool_size)")
 	fs.IntVar(&c.PoolMax, "pool-max", -1, "ceiling the pools may grow to under demand (-1: the template's own pool_max)")
-	fs.IntVar(&c.SessionKernels, "session-kernels", 1, "sandboxes per template kept with their kernel already open, for new sessions (0: none, every session opens its own)")
+	fs.IntVar(&c.SessionKernels, "session-kernels", 1, "sandboxes per template kept with their kernel already open, for new sessions (0: none, every session opens its own; a template with a pool floor of 0 keeps none)")
 	fs.BoolVar(&c.Snapshots, "snapshots", true, "start sandboxes of templates that allow it by restoring a snapshot taken after the warm-up")
 	fs.StringVar(&c.SnapshotDir, "snapshot-dir", env("PADDOCK_SNAPSHOT_DIR", ""), "snapshot images (default: <cache-dir>/snapshots)")
 	fs.IntVar(&c.PoolMemoryMB, "pool-memory-mb", -1, "memory budget in MiB (sum of sandbox memory limits) above which pools stop refilling (-1: half the host's memory; 0: none)")
