@@ -100,6 +100,7 @@ type tpool struct {
 	kernelsStarting int
 	kernelHits      uint64
 	kernelMisses    uint64
+	kernelTaken     bool // one was taken since the filler last looked
 }
 
 // entry is a ready sandbox; taken is closed when it leaves the ready list.
