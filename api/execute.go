@@ -133,7 +133,7 @@ func (o *cellOutput) response(res kernels.Execution, total time.Duration) execut
 		Results:        o.results,
 		Status:         res.Status,
 		Reason:         string(res.Reason),
-		Warm:           res.Start == pool.StartPool,
+		Warm:           res.Start == pool.StartPool || res.Start == pool.StartKernel,
 		Start:          res.Start,
 		Timing: timingResponse{
 			QueueMS: millis(res.Queue),

@@ -172,7 +172,7 @@ func sessionResponseOf(sess core.Session) sessionResponse {
 		LastUsedAt:     sess.LastUsed.UTC(),
 		ExpiresAt:      sess.ExpiresAt.UTC(),
 		TTLS:           int64(sess.TTL / time.Second),
-		Warm:           sess.Start == pool.StartPool,
+		Warm:           sess.Start == pool.StartPool || sess.Start == pool.StartKernel,
 		Start:          sess.Start,
 		Runtime:        sess.Runtime,
 	}

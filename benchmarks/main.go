@@ -213,7 +213,7 @@ func run(ctx context.Context, o options) error {
 	// Each --X-only flag names the phases it keeps by their titles'
 	// beginnings; with any of them set, only those phases run.
 	var only []string
-	for on, prefix := range map[*bool]string{&o.jupyterOnly: "Jupyter", &o.steadyOnly: "steady", &o.slimOnly: "python-slim", &o.cpuOnly: "CPU"} {
+	for on, prefix := range map[*bool]string{&o.jupyterOnly: "Jupyter", &o.steadyOnly: "steady", &o.slimOnly: "python-slim", &o.cpuOnly: "CPU", sessionStartOnly: sessionStartTitle} {
 		if *on {
 			only = append(only, prefix)
 		}
@@ -271,6 +271,9 @@ func run(ctx context.Context, o options) error {
 	phase("raw runsc rates (restore and run, delete included)", func() error { return rawRatePhase(ctx, rs, o, &rep) })
 	if o.runc {
 		phase("the same on runc (plain containers, the host's kernel): cold, warm, sessions, memory, throughput", func() error { return runcPhase(ctx, o, cg, &rep) })
+	}
+	if *sessionStartN > 0 {
+		phase(sessionStartTitle, func() error { return sessionStartPhase(ctx, o, &rep) })
 	}
 	if o.jupyterN > 0 {
 		phase("Jupyter cell round trips: Paddock's Jupyter door, then native Jupyter Server + ipykernel, stock and with TCP_NODELAY", func() error { return jupyterPhase(ctx, o, &rep) })

@@ -36,6 +36,10 @@ type serverConfig struct {
 	shipped bool
 	// stderr receives the server's log (nil: the bench's stderr).
 	stderr io.Writer
+	// extra are more serve flags, added last. Servers keep no kernel-ready
+	// sandboxes (--session-kernels=0) unless extra says otherwise, so that
+	// the idle sandboxes of a full pool are its ready ones.
+	extra []string
 }
 
 // describe names the server and its pool and snapshot settings.
@@ -73,12 +77,13 @@ func (c serverConfig) args(o options, addr, state string) []string {
 	if c.pool != poolShipped {
 		args = append(args, "--pool-size="+strconv.Itoa(c.pool), "--pool-max="+strconv.Itoa(c.pool))
 	}
-	return args
+	args = append(args, "--session-kernels=0")
+	return append(args, c.extra...)
 }
 
 // serveFlags are the flags of `paddock serve` the bench relies on.
 var serveFlags = []string{"listen", "runsc", "agent", "cache-dir", "state-dir", "build-rootfs", "snapshot-dir",
-	"templates", "pool-size", "pool-max", "snapshots", "log-level", "tenant-rate", "tenant-max-runs"}
+	"templates", "pool-size", "pool-max", "snapshots", "log-level", "tenant-rate", "tenant-max-runs", "session-kernels"}
 
 // checkServeFlags fails early, naming them, when the paddock binary lacks
 // flags the bench passes.

@@ -112,6 +112,8 @@ var (
 		{newPoolDesc("paddock_pool_ceiling", "Highest target the pool may grow to."), func(s pool.Stats) float64 { return float64(s.Ceiling) }},
 		{newPoolDesc("paddock_pool_in_use", "Sandboxes leased to runs and sessions."), func(s pool.Stats) float64 { return float64(s.InUse) }},
 		{newPoolDesc("paddock_pool_starting", "Sandboxes being started or restored."), func(s pool.Stats) float64 { return float64(s.Starting) }},
+		{newPoolDesc("paddock_pool_kernels_ready", "Sandboxes kept for sessions with their kernel already open."), func(s pool.Stats) float64 { return float64(s.KernelsReady) }},
+		{newPoolDesc("paddock_pool_kernels_starting", "Kernel-ready sandboxes being made."), func(s pool.Stats) float64 { return float64(s.KernelsStarting) }},
 	}
 	poolCounters = []poolDesc{
 		{newPoolDesc("paddock_pool_hits_total", "Acquires served by a ready sandbox."), func(s pool.Stats) float64 { return float64(s.Hits) }},
@@ -120,6 +122,8 @@ var (
 		{newPoolDesc("paddock_pool_cold_starts_total", "Sandboxes started from scratch."), func(s pool.Stats) float64 { return float64(s.ColdStarts) }},
 		{newPoolDesc("paddock_pool_restore_failures_total", "Restores that failed and fell back to a cold start."), func(s pool.Stats) float64 { return float64(s.RestoreFailures) }},
 		{newPoolDesc("paddock_pool_start_failures_total", "Sandbox starts that failed."), func(s pool.Stats) float64 { return float64(s.StartFailures) }},
+		{newPoolDesc("paddock_pool_kernel_hits_total", "Sessions that took a sandbox with its kernel already open."), func(s pool.Stats) float64 { return float64(s.KernelHits) }},
+		{newPoolDesc("paddock_pool_kernel_misses_total", "Sessions that found no kernel-ready sandbox and opened their kernel themselves."), func(s pool.Stats) float64 { return float64(s.KernelMisses) }},
 	}
 	poolSnapshotDesc = prometheus.NewDesc("paddock_pool_snapshot_state",
 		"State of the template's snapshot: 1 for the current state, 0 for the others.", []string{"template", "state"}, nil)

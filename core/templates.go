@@ -61,6 +61,14 @@ type PoolInfo struct {
 	Restores        uint64 `json:"restores"`
 	ColdStarts      uint64 `json:"cold_starts"`
 	RestoreFailures uint64 `json:"restore_failures"`
+	// Kernel-ready sandboxes kept for sessions apart from the ready ones:
+	// how many are kept, ready and being made, and the sessions that took
+	// one (KernelHits) or found none (KernelMisses).
+	Kernels         int    `json:"kernels"`
+	KernelsReady    int    `json:"kernels_ready"`
+	KernelsStarting int    `json:"kernels_starting"`
+	KernelHits      uint64 `json:"kernel_hits"`
+	KernelMisses    uint64 `json:"kernel_misses"`
 }
 
 // Templates describes the configured templates with their pool state, in
@@ -83,6 +91,8 @@ func (s *Service) Templates() []TemplateInfo {
 				Ready: st.Ready, InUse: st.InUse, Starting: st.Starting, Healthy: st.Healthy,
 				Snapshot: st.Snapshot, Hits: st.Hits, Misses: st.Misses,
 				Restores: st.Restores, ColdStarts: st.ColdStarts, RestoreFailures: st.RestoreFailures,
+				Kernels: st.Kernels, KernelsReady: st.KernelsReady, KernelsStarting: st.KernelsStarting,
+				KernelHits: st.KernelHits, KernelMisses: st.KernelMisses,
 			},
 		})
 	}

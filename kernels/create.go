@@ -104,9 +104,13 @@ func (m *Manager) reserve() error {
 	return nil
 }
 
-// open leases a sandbox and opens a kernel on it. On failure the returned
-// session, if any, still holds the sandbox for the caller to release.
+// open leases a sandbox and opens a kernel on it, or takes one whose
+// kernel the pool opened ahead (premade). On failure the returned session,
+// if any, still holds the sandbox for the caller to release.
 func (m *Manager) open(ctx context.Context, owner string, o CreateOptions, ttl time.Duration) (*session, error) {
+	if s, ok, err := m.premade(owner, o, ttl); err != nil || ok {
+		return s, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(m.ctx, cancel) // Close interrupts the waits
@@ -121,19 +125,7 @@ func (m *Manager) open(ctx context.Context, owner string, o CreateOptions, ttl t
 	case err != nil:
 		return nil, fmt.Errorf("creating session: %w", err)
 	}
-	now := m.cfg.Now()
-	s := &session{
-		id:       newID(),
-		owner:    owner,
-		template: o.Template,
-		sb:       lease.Sandbox,
-		created:  now,
-		ttl:      ttl,
-		ended:    make(chan struct{}),
-		lastUsed: now,
-		start:    lease.Kind,
-		opening:  OpenTiming{Acquire: lease.Wait, Start: lease.Start},
-	}
+	s := m.newSession(owner, o.Template, ttl, lease)
 	opener, ok := lease.Sandbox.(runner.KernelOpener)
 	if !ok {
 		return s, fmt.Errorf("creating session on %s sandbox: %w", o.Template, runner.ErrNotSupported)
@@ -148,6 +140,46 @@ func (m *Manager) open(ctx context.Context, owner string, o CreateOptions, ttl t
 		return s, fmt.Errorf("opening kernel in sandbox %s: %w", lease.Sandbox.ID(), err)
 	}
 	return s, nil
+}
+
+// premade takes a sandbox whose kernel the pool opened before it was
+// asked for, when the session needs nothing a kernel must know as it opens:
+// a session with an environment, or limits other than the template's,
+// opens its kernel itself. ok is false when none was taken.
+func (m *Manager) premade(owner string, o CreateOptions, ttl time.Duration) (*session, bool, error) {
+	if len(o.Env) > 0 {
+		return nil, false, nil
+	}
+	lease, ok, err := m.pool.AcquireKernel(o.Template, pool.RunOptions{Limits: o.Limits})
+	switch {
+	case errors.Is(err, pool.ErrUnknownTemplate):
+		return nil, false, invalidf("unknown template %q", o.Template)
+	case err != nil && m.ctx.Err() != nil:
+		return nil, false, fmt.Errorf("creating session: %w", ErrClosed)
+	case err != nil:
+		return nil, false, fmt.Errorf("creating session: %w", err)
+	case !ok:
+		return nil, false, nil
+	}
+	s := m.newSession(owner, o.Template, ttl, lease.Lease)
+	s.k = lease.Kernel
+	return s, true, nil
+}
+
+func (m *Manager) newSession(owner, template string, ttl time.Duration, lease pool.Lease) *session {
+	now := m.cfg.Now()
+	return &session{
+		id:       newID(),
+		owner:    owner,
+		template: template,
+		sb:       lease.Sandbox,
+		created:  now,
+		ttl:      ttl,
+		ended:    make(chan struct{}),
+		lastUsed: now,
+		start:    lease.Kind,
+		opening:  OpenTiming{Acquire: lease.Wait, Start: lease.Start},
+	}
 }
 
 // newID returns 128 random bits in hex.

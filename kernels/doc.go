@@ -3,7 +3,8 @@
 //
 // A Manager owns a bounded table of sessions. Each session holds one
 // sandbox leased from pool.Manager.Acquire and turned into a kernel
-// (runner.KernelOpener); it belongs to one owner (a tenant) and is
+// (runner.KernelOpener), or one the pool turned into a kernel before it
+// was asked for (pool.Manager.AcquireKernel); it belongs to one owner (a tenant) and is
 // invisible to every other owner. Executions in a session run one at a
 // time, optionally queued; commands (a shell command, say) run beside
 // them, a few at once (command.go). An idle TTL and a maximum lifetime

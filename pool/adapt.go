@@ -134,7 +134,7 @@ func (m *Manager) budgetAllowsLocked(tp *tpool) bool {
 	for _, o := range m.order {
 		mem := o.tmpl.Spec.Limits.MemoryBytes
 		have := len(o.ready) + o.starting
-		used += int64(have+o.inUse-o.custom)*mem + o.customMemory
+		used += int64(have+o.inUse-o.custom)*mem + o.customMemory + o.kernelMemoryLocked()
 		if o != tp && have < o.tmpl.Size {
 			used += int64(o.tmpl.Size-have) * mem // reserved for its floor
 		}

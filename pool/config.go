@@ -41,6 +41,10 @@ type Template struct {
 	// freshly warmed-up one, when the runtime can (runner.Snapshotter).
 	// Leave it off for a spec whose clones could not be told apart.
 	Snapshot bool
+	// Kernels is how many sandboxes with their kernel already open are
+	// kept for sessions besides the ready ones (kernels.go). Zero keeps
+	// none: every session opens its kernel when it is created.
+	Kernels int
 }
 
 // Config is the manager's typed configuration. Zero fields take defaults.
@@ -100,6 +104,8 @@ func (c Config) withDefaults() (Config, error) {
 			return Config{}, fmt.Errorf("pool config: duplicate template %q", t.Name)
 		case t.Size < 0:
 			return Config{}, fmt.Errorf("pool config: template %q has negative size", t.Name)
+		case t.Kernels < 0:
+			return Config{}, fmt.Errorf("pool config: template %q keeps a negative number of kernels", t.Name)
 		}
 		seen[t.Name] = true
 		if t.Spec.Template == "" {

@@ -10,6 +10,8 @@
 // ErrSaturated (admit.go). Run is the one-shot path: be admitted (a run
 // slot and a sandbox), run, always release. RunWith runs with other limits
 // than the template's on a sandbox started for the run.
+// A template may also keep a few sandboxes with their kernel already open
+// for sessions (kernels.go); AcquireKernel hands one out without waiting.
 //
 // pool imports runner (the contract) and the standard library only. It must
 // not import api, kernels, cmd, gin or any concrete runtime (runner/runsc);

@@ -75,6 +75,7 @@ func (m *Manager) fill(tp *tpool) {
 		m.dispatchLocked() // a request may be waiting for it
 		m.mu.Unlock()
 		go m.watch(tp, e)
+		tp.pokeKernels() // they wait for the ready list
 
 		if streak > 0 {
 			log.Info("pooled sandbox starts recovered", "failures", streak)

@@ -19,6 +19,10 @@ func (m *Manager) Start() {
 	for _, tp := range m.order {
 		m.fillers.Add(1)
 		go m.fill(tp)
+		if tp.tmpl.Kernels > 0 {
+			m.fillers.Add(1)
+			go m.fillKernels(tp)
+		}
 		if tp.tmpl.Snapshot && m.snap != nil {
 			tp.snap = snapBuilding
 			m.fillers.Add(1)
@@ -53,6 +57,7 @@ func (m *Manager) Close(ctx context.Context) error {
 				drop = append(drop, e.sb)
 			}
 			tp.ready = nil
+			drop = append(drop, tp.dropKernelsLocked()...)
 		}
 	}
 	m.mu.Unlock()

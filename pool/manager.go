@@ -97,6 +97,14 @@ type tpool struct {
 	// limits.
 	custom       int
 	customMemory int64
+
+	// Kernel-ready sandboxes (kernels.go); kwake pokes their filler.
+	kwake           chan struct{}
+	kernels         []*kentry
+	kernelsStarting int
+	kernelHits      uint64
+	kernelMisses    uint64
+	kernelTaken     bool // one was taken since the filler last looked
 }
 
 // entry is a ready sandbox; taken is closed when it leaves the ready list.
@@ -138,7 +146,8 @@ func New(rt runner.Runtime, cfg Config, logger *slog.Logger) (*Manager, error) {
 		m.snap = sn
 	}
 	for _, t := range cfg.Templates {
-		tp := &tpool{tmpl: t, wake: make(chan struct{}, 1), target: t.Size, snap: snapOff, rebuild: make(chan struct{}, 1)}
+		tp := &tpool{tmpl: t, wake: make(chan struct{}, 1), target: t.Size, snap: snapOff, rebuild: make(chan struct{}, 1),
+			kwake: make(chan struct{}, 1)}
 		m.pools[t.Name] = tp
 		m.order = append(m.order, tp)
 	}
@@ -198,9 +207,11 @@ func (m *Manager) count(tp *tpool, n *uint64) {
 }
 
 func (tp *tpool) poke() {
-	select {
-	case tp.wake <- struct{}{}:
-	default:
+	for _, ch := range []chan struct{}{tp.wake, tp.kwake} {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
 	}
 }
 

@@ -26,6 +26,15 @@ type Stats struct {
 	Snapshot string
 	// Healthy is true once the template has produced a working sandbox.
 	Healthy bool
+	// Kernel-ready sandboxes for sessions (kernels.go): how many are kept,
+	// ready and being made, and the sessions that found one (KernelHits)
+	// or none (KernelMisses). They are not counted in Ready, Starting,
+	// Hits or Misses; a taken one counts in InUse.
+	Kernels         int
+	KernelsReady    int
+	KernelsStarting int
+	KernelHits      uint64
+	KernelMisses    uint64
 }
 
 // Stats returns one snapshot per template, in configuration order.
@@ -50,6 +59,11 @@ func (m *Manager) Stats() []Stats {
 			Misses:          tp.misses,
 			StartFailures:   tp.failures,
 			Healthy:         tp.healthy,
+			Kernels:         tp.tmpl.Kernels,
+			KernelsReady:    len(tp.kernels),
+			KernelsStarting: tp.kernelsStarting,
+			KernelHits:      tp.kernelHits,
+			KernelMisses:    tp.kernelMisses,
 		})
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -27,12 +28,16 @@ func TestBrowserCrossSiteRun(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
 		jupyterMissing(t, "Debian's chromium")
 	}
-	page := httptest.NewServer(nil) // its URL is the page's origin; the handler is set below
-	t.Cleanup(page.Close)
-
+	// The page's address, its origin, comes first: the allowing Paddock
+	// is told of it before the page is served.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := "http://" + ln.Addr().String()
 	shipped, shippedRuns := guardedAPI(t)
-	allowing, allowedRuns := guardedAPI(t, "--allowed-origins="+page.URL)
-	page.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	allowing, allowedRuns := guardedAPI(t, "--allowed-origins="+origin)
+	page := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, `<!doctype html><script>
 const body = JSON.stringify({language: 'python', code: 'print(1)'});
@@ -40,7 +45,9 @@ const post = (url) => fetch(url + '/v1/run', {method: 'POST', mode: 'no-cors', h
   .then((r) => r.type, (e) => 'error: ' + e);
 Promise.all([post(%q), post(%q)]).then((results) => { window.crossSiteReport = results; window.crossSiteDone = true; });
 </script>`, shipped.URL, allowing.URL)
-	})
+	})}}
+	page.Start()
+	t.Cleanup(page.Close)
 
 	out, err := runClient(t, nil, node, "cross_site.mjs", page.URL)
 	if err != nil {

@@ -68,6 +68,10 @@ type config struct {
 	MaxJobs     int
 	MaxJobBytes int64
 
+	// SessionKernels is how many sandboxes per template are kept with
+	// their kernel already open for new sessions; 0: none.
+	SessionKernels int
+
 	JWTSecretFile     string // HS256 shared secret
 	JWTPublicKey      string // PEM: Ed25519 (EdDSA) or RSA (RS256)
 	JWTAudience       string
@@ -110,6 +114,7 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	})
 	fs.IntVar(&c.PoolSize, "pool-size", -1, "floor of ready sandboxes per template (-1: the template's own pool_size)")
 	fs.IntVar(&c.PoolMax, "pool-max", -1, "ceiling the pools may grow to under demand (-1: the template's own pool_max)")
+	fs.IntVar(&c.SessionKernels, "session-kernels", 1, "sandboxes per template kept with their kernel already open, for new sessions (0: none, every session opens its own; a template with a pool floor of 0 keeps none)")
 	fs.BoolVar(&c.Snapshots, "snapshots", true, "start sandboxes of templates that allow it by restoring a snapshot taken after the warm-up")
 	fs.StringVar(&c.SnapshotDir, "snapshot-dir", env("PADDOCK_SNAPSHOT_DIR", ""), "snapshot images (default: <cache-dir>/snapshots)")
 	fs.IntVar(&c.PoolMemoryMB, "pool-memory-mb", -1, "memory budget in MiB (sum of sandbox memory limits) above which pools stop refilling (-1: half the host's memory; 0: none)")
@@ -237,6 +242,9 @@ func (c *config) Validate() error {
 	}
 	if c.TenantMaxConnections == 0 {
 		errs = append(errs, errors.New("--tenant-max-connections must be at least 1, or negative for no limit"))
+	}
+	if c.SessionKernels < 0 {
+		errs = append(errs, errors.New("--session-kernels must be at least 0"))
 	}
 	if c.TenantRate < 0 || c.TenantBurst < 1 {
 		errs = append(errs, errors.New("--tenant-rate must be at least 0 and --tenant-burst at least 1"))

@@ -474,13 +474,13 @@ func TestE2EFlood(t *testing.T) {
 	}
 
 	// Idle: nothing in use or starting, every pool at its target, and runsc
-	// lists exactly the ready sandboxes.
+	// lists exactly the ready sandboxes, kernel-ready ones included.
 	deadline := time.Now().Add(2 * time.Minute) // a safety net only
 	for {
 		ready, busy := 0, false
 		for _, s := range e.st.Pool.Stats() {
-			ready += s.Ready
-			busy = busy || s.InUse > 0 || s.Starting > 0 || s.Ready != s.Target
+			ready += s.Ready + s.KernelsReady
+			busy = busy || s.InUse > 0 || s.Starting > 0 || s.Ready != s.Target || s.KernelsStarting > 0 || s.KernelsReady != s.Kernels
 		}
 		ids := e.list(t)
 		if !busy && len(ids) == ready {

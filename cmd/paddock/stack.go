@@ -146,6 +146,7 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 			Size:     size,
 			Max:      max(size, ceiling),
 			Snapshot: t.Snapshot && cfg.Snapshots,
+			Kernels:  sessionKernels(cfg.SessionKernels, size),
 			Spec: runner.Spec{
 				Template: t.Name,
 				Language: t.Language,
@@ -301,4 +302,14 @@ func apiTemplate(t templates.Template, img rootfs.Image) core.Template {
 			TimeoutMS: t.Limits.TimeoutMS,
 		},
 	}
+}
+
+// sessionKernels is how many kernel-ready sandboxes a template with pool
+// floor size keeps: none when its floor is zero, since such a template
+// keeps nothing while idle.
+func sessionKernels(n, size int) int {
+	if size == 0 {
+		return 0
+	}
+	return n
 }

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// A new session's start: POST /v1/sessions, then the first execute of
+// sessionStartCode, timed together, on two servers at once that differ
+// only in --session-kernels: 0 (each session turns its pooled interpreter
+// into a kernel when it is created) and 1 (the pool keeps one sandbox per
+// template with its kernel already open). The two alternate in ABBA
+// order, each from a full pool, so that the machine's load falls on both
+// alike.
+var (
+	sessionStartN    = flag.Int("session-start", 0, "session create → first result samples per language, with and without kernel-ready sandboxes in the pool, alternating on two servers (0: skip)")
+	sessionStartOnly = flag.Bool("session-start-only", false, "run only the session start phase")
+)
+
+const (
+	modeSessionOpen    = "session, kernel opened on create"
+	modeSessionPremade = "session, kernel ready in the pool"
+	probeSessionFirst  = "create → first result"
+	sessionStartCode   = "1+1"
+	sessionStartTitle  = "session start: create → first result, kernels opened on create against kernel-ready sandboxes"
+)
+
+func sessionStartPhase(ctx context.Context, o options, rep *report) (err error) {
+	names := []string{"python", "node"}
+	cfg := func(name string, kernels int) serverConfig {
+		return serverConfig{name: name, templates: names, pool: poolShipped, snapshots: true,
+			extra: []string{fmt.Sprintf("--session-kernels=%d", kernels)}}
+	}
+	open, err := startServer(ctx, o, cfg("sessions opening their kernel", 0))
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, open.finish(ctx, rep)) }()
+	premade, err := startServer(ctx, o, cfg("sessions on kernel-ready sandboxes", 1))
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, premade.finish(ctx, rep)) }()
+	py, _ := langByName("python")
+	for _, s := range []*server{open, premade} {
+		if err := s.awaitRestoredPool(ctx, py, restoreTimeout); err != nil {
+			return err
+		}
+	}
+	for _, name := range names {
+		before := row{Lang: name, Probe: probeSessionFirst, Mode: modeSessionOpen}
+		after := row{Lang: name, Probe: probeSessionFirst, Mode: modeSessionPremade}
+		for i := range 2 * (*sessionStartN + 1) {
+			s, into, want := open, &before, "pool"
+			if i%4 == 1 || i%4 == 2 {
+				s, into, want = premade, &after, "kernel"
+			}
+			if err := s.awaitSessionPool(ctx, name); err != nil {
+				return err
+			}
+			d, start, err := s.sessionFirstResult(ctx, name)
+			if err != nil {
+				return err
+			}
+			counted := i >= 2 && start == want
+			if i >= 2 && !counted {
+				into.Mismatches++
+			}
+			into.Samples = append(into.Samples, sample{D: d, Start: start, Counted: counted})
+		}
+		rep.Rows = append(rep.Rows, before, after)
+		progress("  %s: create → first result p50 %s → %s, p99 %s → %s", name,
+			before.p50().Round(100*time.Microsecond), after.p50().Round(100*time.Microsecond),
+			percentile(before.counted(), 0.99).Round(100*time.Microsecond), percentile(after.counted(), 0.99).Round(100*time.Microsecond))
+	}
+	return nil
+}
+
+// sessionFirstResult times POST /v1/sessions then the first execute; the
+// delete after is not timed. start is how the session's sandbox was made.
+func (s *server) sessionFirstResult(ctx context.Context, name string) (time.Duration, string, error) {
+	begin := time.Now()
+	var created struct {
+		ID    string `json:"id"`
+		Start string `json:"start"`
+	}
+	if err := s.postJSON(ctx, "/v1/sessions", map[string]any{"language": name}, http.StatusCreated, &created); err != nil {
+		return 0, "", err
+	}
+	defer func() {
+		req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.base+"/v1/sessions/"+created.ID, nil)
+		if resp, err := s.http.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	var res struct {
+		Status  string `json:"status"`
+		Results []struct {
+			Data map[string]any `json:"data"`
+		} `json:"results"`
+	}
+	if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": sessionStartCode}, http.StatusOK, &res); err != nil {
+		return 0, "", err
+	}
+	d := time.Since(begin)
+	if res.Status != "ok" || len(res.Results) == 0 || res.Results[0].Data["text/plain"] != "2" {
+		return 0, "", fmt.Errorf("%s session: %s gave %+v, want 2", name, sessionStartCode, res)
+	}
+	return d, created.Start, nil
+}
+
+// awaitSessionPool waits until the template's ready list is at its
+// target and its kernel-ready sandboxes are all there.
+func (s *server) awaitSessionPool(ctx context.Context, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/v1/templates", nil)
+		if err != nil {
+			return err
+		}
+		resp, err := s.http.Do(req)
+		if err != nil {
+			return err
+		}
+		var list struct {
+			Templates []struct {
+				Name string `json:"name"`
+				Pool struct {
+					Target       int `json:"target"`
+					Ready        int `json:"ready"`
+					Kernels      int `json:"kernels"`
+					KernelsReady int `json:"kernels_ready"`
+				} `json:"pool"`
+			} `json:"templates"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&list)
+		resp.Body.Close()
+		if err != nil {
+			return fmt.Errorf("GET /v1/templates: %w", err)
+		}
+		for _, t := range list.Templates {
+			if p := t.Pool; t.Name == name && p.Ready > 0 && p.Ready >= p.Target && p.KernelsReady >= p.Kernels {
+				return nil
+			}
+		}
+		if err := sleep(ctx, 20*time.Millisecond); err != nil {
+			return fmt.Errorf("waiting for the %s pool and its kernels: %w", name, err)
+		}
+	}
+}
