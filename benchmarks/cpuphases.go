@@ -74,13 +74,13 @@ func cpuPhase(ctx context.Context, o options, w io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 	var out []cpuTable
+	all, err := templates.All()
+	if err != nil {
+		return err
+	}
 	for _, l := range langs {
 		if len(o.cpuLangs) > 0 && !slices.Contains(o.cpuLangs, l.name) {
 			continue
-		}
-		spec, err := cpuSpec(o, l.name)
-		if err != nil {
-			return err
 		}
 		var p probe
 		for _, pr := range l.probes {
@@ -88,22 +88,33 @@ func cpuPhase(ctx context.Context, o options, w io.Writer) error {
 				p = pr
 			}
 		}
-		rt, err := newCPURuntime(ctx, o, filepath.Join(dir, l.name), spec, l.snapshotted, cg)
-		if err != nil {
-			return fmt.Errorf("%s: %w", l.name, err)
-		}
-		defer rt.close()
-		t := cpuTable{lang: l.name, variant: "Paddock", kind: rt.kind()}
-		for i := range o.cpuPhasesN + 1 {
-			s, err := rt.oneShot(ctx, p)
+		// Every built-in template of the language (python-slim beside
+		// python), then raw runsc of its interpreter once.
+		for _, tmpl := range all {
+			if tmpl.Language != l.name {
+				continue
+			}
+			spec, err := cpuSpec(o, tmpl.Name)
 			if err != nil {
-				return fmt.Errorf("%s: %w", l.name, err)
+				return err
 			}
-			if i > 0 { // the first warms the caches
-				t.samples = append(t.samples, s)
+			rt, err := newCPURuntime(ctx, o, filepath.Join(dir, tmpl.Name), spec, tmpl.Snapshot, cg)
+			if err != nil {
+				return fmt.Errorf("%s: %w", tmpl.Name, err)
 			}
+			defer rt.close()
+			t := cpuTable{lang: tmpl.Name, variant: "Paddock", kind: rt.kind()}
+			for i := range o.cpuPhasesN + 1 {
+				s, err := rt.oneShot(ctx, p)
+				if err != nil {
+					return fmt.Errorf("%s: %w", tmpl.Name, err)
+				}
+				if i > 0 { // the first warms the caches
+					t.samples = append(t.samples, s)
+				}
+			}
+			out = append(out, t)
 		}
-		out = append(out, t)
 		if !o.cpuRaw {
 			continue
 		}
