@@ -70,7 +70,7 @@ func TestE2EClientDisconnectCancelsRun(t *testing.T) {
 	const timeout = 60 * time.Second
 	body, _ := json.Marshal(map[string]any{"language": "python", "code": blockingRun, "timeout_ms": timeout.Milliseconds()})
 	sent := time.Now()
-	if _, err := fmt.Fprintf(conn, "POST /v1/run HTTP/1.1\r\nHost: paddock\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+	if _, err := fmt.Fprintf(conn, "POST /v1/run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body); err != nil {
 		t.Fatal(err)
 	}
 	victim := awaitInFlight(t, e.runsc, e.cfg.StateDir, 1)[0]
