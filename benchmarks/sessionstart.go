@@ -18,7 +18,7 @@ import (
 // order, each from a full pool, so that the machine's load falls on both
 // alike.
 var (
-	sessionStartN    = flag.Int("session-start", 0, "session create → first result samples per language, with and without kernel-ready sandboxes in the pool, alternating on two servers (0: skip)")
+	sessionStartN    = flag.Int("session-start", 40, "session create → first result samples per language, with and without kernel-ready sandboxes in the pool, alternating on two servers (0: skip)")
 	sessionStartOnly = flag.Bool("session-start-only", false, "run only the session start phase")
 )
 
