@@ -20,6 +20,9 @@ type runResponse struct {
 	Warm   bool         `json:"warm"`
 	Start  string       `json:"start"`
 	Timing serverTiming `json:"timing"`
+	// Template is the template the run ran on (empty from servers that
+	// did not say).
+	Template string `json:"template"`
 }
 
 // startKind is the response's start kind, read from warm when the server

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -77,22 +78,38 @@ func (c serverConfig) args(o options, addr, state string) []string {
 	if c.pool != poolShipped {
 		args = append(args, "--pool-size="+strconv.Itoa(c.pool), "--pool-max="+strconv.Itoa(c.pool))
 	}
-	args = append(args, "--session-kernels=0")
+	// A build older than kernel-ready sandboxes has none to turn off.
+	if serveHas(o.paddock, "session-kernels") {
+		args = append(args, "--session-kernels=0")
+	}
 	return append(args, c.extra...)
 }
 
 // serveFlags are the flags of `paddock serve` the bench relies on.
 var serveFlags = []string{"listen", "runsc", "agent", "cache-dir", "state-dir", "build-rootfs", "snapshot-dir",
-	"templates", "pool-size", "pool-max", "snapshots", "log-level", "tenant-rate", "tenant-max-runs", "session-kernels"}
+	"templates", "pool-size", "pool-max", "snapshots", "log-level", "tenant-rate", "tenant-max-runs"}
+
+// serveHelp caches each paddock binary's `serve -h` text.
+var serveHelp sync.Map
+
+// serveHas reports whether paddock's serve command has flag.
+func serveHas(paddock, flag string) bool {
+	out, ok := serveHelp.Load(paddock)
+	if !ok {
+		// -h prints the flags and exits non-zero; only the text matters.
+		b, _ := exec.Command(paddock, "serve", "-h").CombinedOutput()
+		out, _ = serveHelp.LoadOrStore(paddock, string(b))
+	}
+	text := out.(string)
+	return strings.Contains(text, "-"+flag+" ") || strings.Contains(text, "-"+flag+"\n")
+}
 
 // checkServeFlags fails early, naming them, when the paddock binary lacks
 // flags the bench passes.
 func checkServeFlags(ctx context.Context, paddock string) error {
-	// -h prints the flags and exits non-zero; only the text matters.
-	out, _ := exec.CommandContext(ctx, paddock, "serve", "-h").CombinedOutput()
 	var missing []string
 	for _, f := range serveFlags {
-		if !strings.Contains(string(out), "-"+f+" ") && !strings.Contains(string(out), "-"+f+"\n") {
+		if !serveHas(paddock, f) {
 			missing = append(missing, "--"+f)
 		}
 	}

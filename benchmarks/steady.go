@@ -184,12 +184,16 @@ func (s *server) steadyPoint(ctx context.Context, t steadyTemplate, clients int,
 	m := startCPUMeter(cpuSources{serverPID: s.cmd.Process.Pid, sandboxes: s.ownSandbox})
 	tp, err := measureLoop(ctx, clients, dur, true, func(ctx context.Context) (string, time.Duration, error) {
 		code, want, _ := steadyCode(t.language, next.Add(1))
-		resp, d, err := s.runOnce(ctx, t.name, code)
+		// The request names its template: python-slim is not a language.
+		resp, d, err := s.runBody(ctx, t.name, map[string]string{"template": t.name, "code": code})
 		if err != nil {
 			return "", d, err
 		}
 		if resp.Reason != "ok" || resp.Stdout != want {
 			return "", d, fmt.Errorf("%s: reason %q, stdout %q, want %q", t.name, resp.Reason, resp.Stdout, want)
+		}
+		if resp.Template != "" && resp.Template != t.name {
+			return "", d, fmt.Errorf("asked for template %s, ran on %s", t.name, resp.Template)
 		}
 		return resp.startKind(), d, nil
 	})
