@@ -50,7 +50,14 @@ func (e errBusy) Error() string { return fmt.Sprintf("HTTP %d", e.status) }
 // runOnce posts code and times the round trip until the whole response
 // has arrived.
 func (s *server) runOnce(ctx context.Context, language, code string) (runResponse, time.Duration, error) {
-	return s.runBody(ctx, language, map[string]string{"language": language, "code": code})
+	field := "language"
+	if _, ok := langByName(language); !ok {
+		// A template that is not named after its language (python-slim)
+		// is asked for by name; servers before templates could be named
+		// know only languages.
+		field = "template"
+	}
+	return s.runBody(ctx, language, map[string]string{field: language, "code": code})
 }
 
 // runBody is runOnce of a request body of its own; label names it in
