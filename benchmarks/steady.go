@@ -173,6 +173,12 @@ func (s *server) awaitSteady(ctx context.Context, t steadyTemplate, l lang) erro
 	if t.snapshot == "off" {
 		return s.awaitFull(ctx, t.name)
 	}
+	if _, ok := langByName(t.name); !ok {
+		// Bundles name their language, not their template, so the pool of
+		// a template named otherwise (python-slim) is read from the
+		// listing: its snapshot ready and used, then the pool full.
+		return s.awaitRestoredListing(ctx, t.name, restoreTimeout)
+	}
 	l.name = t.name
 	return s.awaitRestoredPool(ctx, l, restoreTimeout)
 }
@@ -256,4 +262,27 @@ func steadyThroughput(points []steadyPoint, clients int) []throughput {
 		}
 	}
 	return out
+}
+
+// awaitRestoredListing waits until the listing shows name's snapshot
+// ready and restored from at least once, then until its pool is full.
+func (s *server) awaitRestoredListing(ctx context.Context, name string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		ps, err := s.pools(ctx)
+		if err != nil {
+			return err
+		}
+		p := ps[name]
+		switch {
+		case p.Pool.Snapshot == "failed" || p.Pool.Snapshot == "off":
+			return fmt.Errorf("no pool of restored %s sandboxes: snapshot state %q", name, p.Pool.Snapshot)
+		case p.Pool.Snapshot == "ready" && p.Pool.Restores > 0:
+			return s.awaitFull(ctx, name)
+		}
+		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+			return fmt.Errorf("waiting for %s's snapshot (state %q): %w", name, p.Pool.Snapshot, err)
+		}
+	}
 }
