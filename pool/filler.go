@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"slices"
 	"time"
 
 	"github.com/paddock-dev/paddock/runner"
@@ -114,14 +115,9 @@ func (m *Manager) watch(tp *tpool, e *entry) {
 	case <-e.sb.Done():
 	}
 	m.mu.Lock()
-	removed := false
-	for i, r := range tp.ready {
-		if r == e {
-			tp.ready = append(tp.ready[:i], tp.ready[i+1:]...)
-			close(e.taken)
-			removed = true
-			break
-		}
+	removed := removeEntry(&tp.ready, e)
+	if removed {
+		close(e.taken)
 	}
 	m.mu.Unlock()
 	if !removed {
@@ -130,4 +126,14 @@ func (m *Manager) watch(tp *tpool, e *entry) {
 	m.log.Warn("ready sandbox died; replacing it", keyTemplate, tp.tmpl.Name, keySandboxID, e.sb.ID())
 	m.destroy(e.sb)
 	tp.poke()
+}
+
+// removeEntry deletes e from *list, reporting whether it was there.
+func removeEntry[E comparable](list *[]E, e E) bool {
+	i := slices.Index(*list, e)
+	if i < 0 {
+		return false
+	}
+	*list = slices.Delete(*list, i, i+1)
+	return true
 }

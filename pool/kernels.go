@@ -220,14 +220,9 @@ func (m *Manager) watchKernel(tp *tpool, e *kentry) {
 	case <-e.k.Lost():
 	}
 	m.mu.Lock()
-	removed := false
-	for i, r := range tp.kernels {
-		if r == e {
-			tp.kernels = append(tp.kernels[:i], tp.kernels[i+1:]...)
-			close(e.taken)
-			removed = true
-			break
-		}
+	removed := removeEntry(&tp.kernels, e)
+	if removed {
+		close(e.taken)
 	}
 	m.mu.Unlock()
 	if !removed {

@@ -89,7 +89,9 @@ report.afterRefusals = (await until(stillThere, idle)).find((m) => m.header.msg_
 // stop_on_error: requests queued behind a failing cell are aborted; one
 // sent after its reply runs.
 const exec = (code) => send('shell', 'execute_request', { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: true });
-const failing = exec('1/0');
+// The failing cell sleeps before it fails so that the request behind it
+// is queued first, however slow the machine.
+const failing = exec('import time\ntime.sleep(2)\n1/0');
 const behind = exec('6 * 7');
 const replyOf = async (id) => (await until(id, idle)).find((m) => m.channel === 'shell').content.status;
 report.stopOnError = [await replyOf(failing), await replyOf(behind)];
