@@ -51,7 +51,7 @@ func TestReadOnlyRootRefusesWritesAndLeavesNoMount(t *testing.T) {
 	if _, err := os.Stat(mnt); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("mount point %s left behind: %v", mnt, err)
 	}
-	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	mounts, err := os.ReadFile("/proc/thread-self/mountinfo")
 	if err != nil {
 		t.Fatal(err)
 	}

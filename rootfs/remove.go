@@ -62,9 +62,13 @@ func unmountUnder(dir string) error {
 	return nil
 }
 
-// mountPoints lists the mount points of this process's mount namespace.
+// mountPoints lists the mount points of the calling thread's mount
+// namespace. Not /proc/self: that is the main thread's view, and a
+// goroutine that locks its thread into another namespace and exits (as
+// libcontainer's mount-source helper does on every container start)
+// leaves the main thread wedged in that namespace for good.
 func mountPoints() ([]string, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	f, err := os.Open("/proc/thread-self/mountinfo")
 	if err != nil {
 		return nil, fmt.Errorf("reading mount table: %w", err)
 	}

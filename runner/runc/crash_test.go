@@ -96,10 +96,11 @@ func leftovers(state, id string) []string {
 	return []string{filepath.Join(state, "containers", id), filepath.Join(state, "bundles", id), cg}
 }
 
-// mounted reports whether anything is mounted under dir.
+// mounted reports whether anything is mounted under dir, as this thread
+// sees it (see rootfs's mountPoints for why not /proc/self).
 func mounted(t *testing.T, dir string) bool {
 	t.Helper()
-	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	mounts, err := os.ReadFile("/proc/thread-self/mountinfo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,4 +132,30 @@ func running(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
+// TestMainThreadStaysOnTheHost starts and destroys a sandbox, then checks
+// that the process's main thread is still in the host's mount namespace:
+// without the package's init locking it, libcontainer's mount-source
+// thread parks it in the container's namespace on the first start.
+func TestMainThreadStaysOnTheHost(t *testing.T) {
+	e := newRealEnv(t)
+	sb, err := e.rt.Start(t.Context(), e.specs["python"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Destroy(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	this, err := os.Readlink("/proc/thread-self/ns/mnt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if self != this {
+		t.Errorf("the main thread is in mount namespace %s, this thread in %s", self, this)
+	}
 }

@@ -4,6 +4,7 @@ package runc
 
 import (
 	"os"
+	"runtime"
 
 	"github.com/opencontainers/runc/libcontainer"
 	// The nsenter bootstrap runs as a C constructor before the Go runtime
@@ -11,6 +12,16 @@ import (
 	// re-executed init, which a multi-threaded Go process cannot do.
 	_ "github.com/opencontainers/runc/libcontainer/nsenter"
 )
+
+// init keeps the main goroutine on the main thread, so that no other
+// goroutine runs there. Every container start has libcontainer lock a
+// goroutine to its thread, join the container's mount namespace and exit
+// without unlocking; Go ends such a thread, but it cannot end the main
+// one, which it parks for good instead. Parked in a container's mount
+// namespace, the main thread would pin that namespace (and the writable
+// layer mounted in it) for the life of the process, and /proc/self would
+// show that namespace rather than the host's.
+func init() { runtime.LockOSThread() }
 
 // haveBootstrap says the nsenter bootstrap is linked in.
 const haveBootstrap = true
