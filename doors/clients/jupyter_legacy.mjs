@@ -87,12 +87,15 @@ const stillThere = send('shell', 'execute_request', { code: '6 * 7', silent: fal
 report.afterRefusals = (await until(stillThere, idle)).find((m) => m.header.msg_type === 'execute_result').content.data['text/plain'];
 
 // stop_on_error: requests queued behind a failing cell are aborted; one
-// sent after its reply runs.
-const exec = (code) => send('shell', 'execute_request', { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: true });
-// The failing cell sleeps before it fails so that the request behind it
-// is queued first, however slow the machine.
-const failing = exec('import time\ntime.sleep(2)\n1/0');
+// sent after its reply runs. The failing cell waits on input() until the
+// request behind it is sent: frames on one connection are read in order,
+// so the server has queued that request before it hands the cell its
+// input, however slow the machine.
+const exec = (code, allowStdin = false) => send('shell', 'execute_request', { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: allowStdin, stop_on_error: true });
+const failing = exec('input()\n1/0', true);
+await until(failing, (m) => m.channel === 'stdin' && m.header.msg_type === 'input_request');
 const behind = exec('6 * 7');
+ws.send(JSON.stringify({ channel: 'stdin', header: { msg_id: randomUUID(), msg_type: 'input_reply', username: 'legacy', session, date: new Date().toISOString(), version: '5.3' }, parent_header: {}, metadata: {}, content: { value: 'go' }, buffers: [] }));
 const replyOf = async (id) => (await until(id, idle)).find((m) => m.channel === 'shell').content.status;
 report.stopOnError = [await replyOf(failing), await replyOf(behind)];
 report.afterAbort = (await until(exec('6 * 7'), idle)).find((m) => m.header.msg_type === 'execute_result').content.data['text/plain'];
