@@ -157,7 +157,7 @@ func (k *kernel) interrupt(f wire.Frame) error {
 	k.mu.Lock()
 	if c := k.cell; c != nil {
 		c.interrupted = true
-		c.proc.interrupt(c.seq)
+		k.interruptLocked(c)
 	}
 	k.mu.Unlock()
 	return k.s.ack(wire.Ack{ID: req.ID})

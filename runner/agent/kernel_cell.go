@@ -176,8 +176,38 @@ func (k *kernel) abortLocked(c *cell, reason string) {
 		return
 	}
 	c.abort = reason
-	c.proc.interrupt(c.seq)
+	k.interruptLocked(c)
 	c.timers = append(c.timers, time.AfterFunc(wire.InterruptGraceMS*time.Millisecond, func() { k.overdue(c) }))
+}
+
+// sigintRepeat is how often a Node cell that has not stopped is sent
+// SIGINT again after an interrupt.
+const sigintRepeat = 50 * time.Millisecond
+
+// interruptLocked asks c's interpreter to stop c. Node's vm drops a SIGINT
+// that lands after the driver took the cell up but before the cell's
+// script armed its watchdog, and a synchronous loop never lets the driver
+// read the interrupt frame; so Node is sent the signal again every
+// sigintRepeat while c runs, for at most InterruptGraceMS. Between cells
+// the signal is dropped, and the next cell cannot start before c's end
+// is seen here.
+func (k *kernel) interruptLocked(c *cell) {
+	c.proc.interrupt(c.seq)
+	if !c.proc.node() {
+		return
+	}
+	until := time.Now().Add(wire.InterruptGraceMS * time.Millisecond)
+	var again func()
+	again = func() {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if k.cell != c || time.Now().After(until) {
+			return
+		}
+		c.proc.sigint()
+		c.timers = append(c.timers, time.AfterFunc(sigintRepeat, again))
+	}
+	c.timers = append(c.timers, time.AfterFunc(sigintRepeat, again))
 }
 
 // overdue kills the interpreter of a cell that outlived its interrupt.

@@ -68,20 +68,19 @@ func TestKernelInterrupt(t *testing.T) {
 }
 
 // An interrupt sent right behind its cell, before the interpreter can
-// have started it, still stops that cell: Python's driver is told which
-// cell the interrupt is for, not only signalled. Without that, the signal
-// landed while the interpreter was still idle and was lost, and the loop
-// ran on to its timeout. (Node's kernel can still lose one: a synchronous
-// loop that starts before the interrupt frame is read blocks the event
-// loop that would read it, and the watchdog drops a SIGINT that came
-// before the script started. Only Python is held to it here.)
+// have started it, still stops that cell. Python's driver is told which
+// cell the interrupt is for, not only signalled: a signal that landed
+// while the interpreter was still idle was lost, and the loop ran on to
+// its timeout. Node's driver cannot read that message while a synchronous
+// loop runs, and its watchdog drops a SIGINT that came before the script
+// started, so the agent signals it again until the cell ends.
 func TestKernelInterruptAtOnce(t *testing.T) {
 	t.Parallel()
-	for _, language := range []string{LanguagePython} {
+	for _, language := range []string{LanguagePython, LanguageNode} {
 		t.Run(language, func(t *testing.T) {
 			t.Parallel()
 			k := startKernel(t, testConfig(t, language), nil)
-			loop := map[string]string{LanguagePython: "while True: pass"}[language]
+			loop := map[string]string{LanguagePython: "while True: pass", LanguageNode: "for (;;) {}"}[language]
 			for i := range 5 {
 				req := wire.Execute{Code: loop, TimeoutMS: 60_000}
 				start := k.startCell(&req)

@@ -392,11 +392,14 @@ print('got', input('real'))`}
 			t.Errorf("matches %q while the cell forges answers", a.Matches)
 		}
 	}
+	// The cell may see the file and ask for input before the write's Ack
+	// goes out: either frame may come first.
 	id := k.nextID()
-	if a := k.call(wire.TypeFileWrite, id, wire.FileWrite{ID: id, Path: "stop"}); a.Error != "" {
+	k.send(wire.TypeFileWrite, wire.FileWrite{ID: id, Path: "stop"})
+	got, _ := k.untilInput(req.ID)
+	if a := k.waitAck(id); a.Error != "" {
 		t.Fatalf("write: %+v", a)
 	}
-	got, _ := k.untilInput(req.ID)
 	if got.Prompt != "real" {
 		t.Errorf("input request %+v, want the real one", got)
 	}

@@ -94,13 +94,26 @@ func (p *kproc) interrupt(seq uint64) {
 	if p.interp.hasExited() {
 		return
 	}
-	if p.k.s.agent.cfg.Language == LanguageNode {
-		if err := syscall.Kill(p.interp.pid, syscall.SIGINT); err != nil && !errors.Is(err, syscall.ESRCH) {
-			p.k.log.Warn("interrupting the kernel", "err", err)
-		}
+	if p.node() {
+		p.sigint()
 	}
 	if frame, err := encodeDriverFrame(driverRequest{Op: opInterrupt, Seq: seq}); err == nil {
 		p.deliver(frame)
+	}
+}
+
+// node says whether the interpreter is Node's.
+func (p *kproc) node() bool {
+	return p.k != nil && p.k.s.agent.cfg.Language == LanguageNode
+}
+
+// sigint sends the interpreter SIGINT, unless it has exited.
+func (p *kproc) sigint() {
+	if p.interp.hasExited() {
+		return
+	}
+	if err := syscall.Kill(p.interp.pid, syscall.SIGINT); err != nil && !errors.Is(err, syscall.ESRCH) {
+		p.k.log.Warn("interrupting the kernel", "err", err)
 	}
 }
 
