@@ -112,6 +112,7 @@ var (
 		{newPoolDesc("paddock_pool_ceiling", "Highest target the pool may grow to."), func(s pool.Stats) float64 { return float64(s.Ceiling) }},
 		{newPoolDesc("paddock_pool_in_use", "Sandboxes leased to runs and sessions."), func(s pool.Stats) float64 { return float64(s.InUse) }},
 		{newPoolDesc("paddock_pool_starting", "Sandboxes being started or restored."), func(s pool.Stats) float64 { return float64(s.Starting) }},
+		{newPoolDesc("paddock_pool_waiting", "Requests waiting in the admission queue for a sandbox."), func(s pool.Stats) float64 { return float64(s.Waiting) }},
 		{newPoolDesc("paddock_pool_kernels_ready", "Sandboxes kept for sessions with their kernel already open."), func(s pool.Stats) float64 { return float64(s.KernelsReady) }},
 		{newPoolDesc("paddock_pool_kernels_starting", "Kernel-ready sandboxes being made."), func(s pool.Stats) float64 { return float64(s.KernelsStarting) }},
 	}

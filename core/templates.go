@@ -53,6 +53,7 @@ type PoolInfo struct {
 	Ready    int  `json:"ready"`
 	InUse    int  `json:"in_use"`
 	Starting int  `json:"starting"`
+	Waiting  int  `json:"waiting"`
 	Healthy  bool `json:"healthy"`
 	// Snapshot is off, building, ready or failed.
 	Snapshot        string `json:"snapshot"`
@@ -88,7 +89,7 @@ func (s *Service) Templates() []TemplateInfo {
 			Template: t,
 			Pool: PoolInfo{
 				Target: st.Target, Floor: st.Floor, Ceiling: st.Ceiling,
-				Ready: st.Ready, InUse: st.InUse, Starting: st.Starting, Healthy: st.Healthy,
+				Ready: st.Ready, InUse: st.InUse, Starting: st.Starting, Waiting: st.Waiting, Healthy: st.Healthy,
 				Snapshot: st.Snapshot, Hits: st.Hits, Misses: st.Misses,
 				Restores: st.Restores, ColdStarts: st.ColdStarts, RestoreFailures: st.RestoreFailures,
 				Kernels: st.Kernels, KernelsReady: st.KernelsReady, KernelsStarting: st.KernelsStarting,

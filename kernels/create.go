@@ -116,7 +116,7 @@ func (m *Manager) open(ctx context.Context, owner string, o CreateOptions, ttl t
 	stop := context.AfterFunc(m.ctx, cancel) // Close interrupts the waits
 	defer stop()
 
-	lease, err := m.pool.AcquireWith(ctx, o.Template, pool.RunOptions{Limits: o.Limits})
+	lease, err := m.pool.AcquireWith(ctx, o.Template, pool.RunOptions{Limits: o.Limits, Tenant: owner})
 	switch {
 	case errors.Is(err, pool.ErrUnknownTemplate):
 		return nil, invalidf("unknown template %q", o.Template)
@@ -150,7 +150,7 @@ func (m *Manager) premade(owner string, o CreateOptions, ttl time.Duration) (*se
 	if len(o.Env) > 0 {
 		return nil, false, nil
 	}
-	lease, ok, err := m.pool.AcquireKernel(o.Template, pool.RunOptions{Limits: o.Limits})
+	lease, ok, err := m.pool.AcquireKernel(o.Template, pool.RunOptions{Limits: o.Limits, Tenant: owner})
 	switch {
 	case errors.Is(err, pool.ErrUnknownTemplate):
 		return nil, false, invalidf("unknown template %q", o.Template)

@@ -27,6 +27,19 @@ type fairQueue struct {
 
 func (q *fairQueue) len() int { return q.n }
 
+// waiting counts the tickets for tp.
+func (q *fairQueue) waiting(tp *tpool) int {
+	n := 0
+	for _, ts := range q.byTenant {
+		for _, t := range ts {
+			if t.tp == tp {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func (q *fairQueue) push(t *ticket) {
 	if q.byTenant == nil {
 		q.byTenant = make(map[string][]*ticket)

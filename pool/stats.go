@@ -11,6 +11,10 @@ type Stats struct {
 	Ready    int
 	InUse    int
 	Starting int
+	// Waiting counts the requests in the admission queue for a sandbox
+	// of this template (runs and sessions past the start budget or the
+	// run slots).
+	Waiting int
 	// Hits and Misses count acquires served ready and not ready.
 	Hits          uint64
 	Misses        uint64
@@ -55,6 +59,7 @@ func (m *Manager) Stats() []Stats {
 			Ready:           len(tp.ready),
 			InUse:           tp.inUse,
 			Starting:        tp.starting,
+			Waiting:         m.queue.waiting(tp),
 			Hits:            tp.hits,
 			Misses:          tp.misses,
 			StartFailures:   tp.failures,
