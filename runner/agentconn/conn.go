@@ -51,6 +51,7 @@ type Conn struct {
 	done       chan struct{} // closed once Destroy has started or the agent is gone
 	doneOnce   sync.Once
 	destroyed  sync.Once
+	destroying atomic.Bool // Destroy was called: a kernel's end is expected
 	destroyErr error
 	used       atomic.Bool
 }
@@ -176,6 +177,7 @@ func (s *Conn) AgentLog() string { return s.logs.String() }
 // channel to its agent.
 func (s *Conn) Destroy(ctx context.Context) error {
 	s.destroyed.Do(func() {
+		s.destroying.Store(true)
 		s.markDone()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), destroyTimeout)
 		defer cancel()

@@ -85,6 +85,11 @@ func (k *kernel) markLost(why string) {
 		k.lostWhy = why
 		k.mu.Unlock()
 		close(k.lost)
+		if k.s.destroying.Load() {
+			// The session ended and its sandbox went with it.
+			k.s.log.Debug("kernel ended with its sandbox", "sandbox_id", k.s.id, "why", why)
+			return
+		}
 		k.s.log.Warn("kernel lost", "sandbox_id", k.s.id, "why", why)
 	})
 }
