@@ -18,6 +18,12 @@ import (
 func openKernel(t *testing.T) (runner.Kernel, *fakeAgent) {
 	t.Helper()
 	c, a := connect(t)
+	return openKernelOn(t, c, a), a
+}
+
+// openKernelOn opens a kernel on c, whose agent a acknowledges it.
+func openKernelOn(t *testing.T, c *Conn, a *fakeAgent) runner.Kernel {
+	t.Helper()
 	opened := make(chan runner.Kernel, 1)
 	go func() {
 		k, err := c.OpenKernel(t.Context(), runner.KernelOptions{})
@@ -29,7 +35,7 @@ func openKernel(t *testing.T) (runner.Kernel, *fakeAgent) {
 	var open wire.KernelOpen
 	expectJSON(a, wire.TypeKernel, &open)
 	a.send(wire.TypeAck, wire.Ack{ID: open.ID})
-	return <-opened, a
+	return <-opened
 }
 
 // expectJSON reads the Conn's next frame, which must be of type typ, into v.

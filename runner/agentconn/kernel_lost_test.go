@@ -1,33 +1,33 @@
 package agentconn
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
-	"strings"
+	"slices"
 	"sync"
 	"testing"
-
-	"github.com/paddock-dev/paddock/runner"
-	"github.com/paddock-dev/paddock/runner/wire"
 )
 
-// syncBuffer is a log sink the dispatch goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+// messages is a slog handler that keeps the message of every record.
+type messages struct {
+	mu  sync.Mutex
+	got []string
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+func (m *messages) Enabled(context.Context, slog.Level) bool { return true }
+func (m *messages) WithAttrs([]slog.Attr) slog.Handler       { return m }
+func (m *messages) WithGroup(string) slog.Handler            { return m }
+func (m *messages) Handle(_ context.Context, r slog.Record) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.got = append(m.got, r.Level.String()+" "+r.Message)
+	return nil
 }
 
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func (m *messages) has(msg string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Contains(m.got, msg)
 }
 
 // A kernel whose sandbox is destroyed (its session ended) is not reported
@@ -43,24 +43,13 @@ func TestKernelLostWarnsOnlyWhenUnexpected(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, a := connect(t)
-			var log syncBuffer
-			c.log = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			opened := make(chan runner.Kernel, 1)
-			go func() {
-				k, err := c.OpenKernel(t.Context(), runner.KernelOptions{})
-				if err != nil {
-					t.Errorf("OpenKernel: %v", err)
-				}
-				opened <- k
-			}()
-			var open wire.KernelOpen
-			expectJSON(a, wire.TypeKernel, &open)
-			a.send(wire.TypeAck, wire.Ack{ID: open.ID})
-			k := <-opened
+			log := &messages{}
+			c.log = slog.New(log)
+			k := openKernelOn(t, c, a)
 			tt.end(c, a)
 			<-k.Lost()
-			if got := strings.Contains(log.String(), "kernel lost"); got != tt.warn {
-				t.Errorf("warned %v, want %v; log:\n%s", got, tt.warn, log.String())
+			if got := log.has("WARN kernel lost"); got != tt.warn {
+				t.Errorf("warned %v, want %v; log: %q", got, tt.warn, log.got)
 			}
 		})
 	}
