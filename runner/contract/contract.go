@@ -20,6 +20,8 @@ type Env struct {
 	// HostKernel says the sandboxes share the host's kernel (runc): the
 	// few cases whose outcome differs there say how.
 	HostKernel bool
+	// Cgroup is the path of sandbox id's cgroup under each v1 hierarchy.
+	Cgroup func(id string) string
 	// Reopen makes a second runtime on the same state, as a server
 	// restarted after a crash would, for its Cleanup.
 	Reopen func(t testing.TB) Cleaner
@@ -35,6 +37,7 @@ func Test(t *testing.T, e Env) {
 	t.Run("runs", func(t *testing.T) { testRuns(t, e) })
 	t.Run("limits", func(t *testing.T) { testLimits(t, e) })
 	t.Run("kernels", func(t *testing.T) { testKernels(t, e) })
+	t.Run("kernel CPU weight and burst", func(t *testing.T) { testCPU(t, e) })
 	t.Run("files", func(t *testing.T) { testFiles(t, e) })
 	t.Run("destroy", func(t *testing.T) { testDestroy(t, e) })
 	t.Run("cleanup after crash", func(t *testing.T) { testCrash(t, e) })

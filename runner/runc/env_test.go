@@ -103,6 +103,7 @@ func (e *realEnv) env() contract.Env {
 		Specs:      e.specs,
 		HostKernel: true,
 		Live:       e.live,
+		Cgroup:     func(id string) string { return "paddock-runc/" + id },
 		Reopen: func(t testing.TB) contract.Cleaner {
 			rt, err := runc.New(e.cfg)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/paddock-dev/paddock/runner/contract"
+	"github.com/paddock-dev/paddock/runner/ocispec"
 	"github.com/paddock-dev/paddock/runner/runsc"
 )
 
@@ -18,6 +19,7 @@ func TestGVisorContract(t *testing.T) {
 		Runtime: e.rt,
 		Specs:   e.specs,
 		Live:    func(t testing.TB) []string { return e.list(t) },
+		Cgroup:  ocispec.CgroupsPath,
 		Reopen: func(t testing.TB) contract.Cleaner {
 			rt, err := runsc.New(runsc.Config{Runsc: e.runsc, StateDir: e.state, Agent: filepath.Clean(os.Getenv("PADDOCK_AGENT")),
 				Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})

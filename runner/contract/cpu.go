@@ -1,8 +1,7 @@
-package runsc_test
+package contract
 
 import (
 	"bufio"
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,44 +13,33 @@ import (
 	"github.com/paddock-dev/paddock/runner/ocispec"
 )
 
-// TestGVisorKernelCPUWeightAndBurst: a sandbox starts at the batch CPU
-// weight with no burst; once it is a kernel it has the kernel weight and a
-// burst of one period's quota, and its quota still holds: two busy
-// processes in it, for seconds, get no more CPU than the quota of the
-// periods it ran in plus one burst (read from the kernel's cpu.stat and
-// cpuacct, not from wall time).
-func TestGVisorKernelCPUWeightAndBurst(t *testing.T) {
-	e := newRealEnv(t)
-	sb, err := e.rt.Start(t.Context(), e.specs["python"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := sb.Destroy(context.Background()); err != nil {
-			t.Errorf("destroy: %v", err)
-		}
-	}()
-	cpu := filepath.Join(ocispec.CgroupRoot, "cpu", ocispec.CgroupsPath(sb.ID()))
-	acct := filepath.Join(ocispec.CgroupRoot, "cpuacct", ocispec.CgroupsPath(sb.ID()))
+// testCPU: a sandbox starts at the batch CPU weight with no burst; once
+// it is a kernel it has the kernel weight and a burst of one period's
+// quota, and its quota still holds: two busy processes in it, for
+// seconds, get no more CPU than the quota of the periods it ran in plus
+// one burst (read from the kernel's cpu.stat and cpuacct, not from wall
+// time).
+func testCPU(t *testing.T, e Env) {
+	sb := start(t, e, "python", nil)
+	cpu := filepath.Join(ocispec.CgroupRoot, "cpu", e.Cgroup(sb.ID()))
+	acct := filepath.Join(ocispec.CgroupRoot, "cpuacct", e.Cgroup(sb.ID()))
 	if _, err := os.Stat(cpu); err != nil {
 		t.Skipf("no cgroup v1 cpu hierarchy: %v", err)
 	}
-	if got := cgroupInt(t, cpu, "cpu.shares"); got != 1024 {
-		t.Errorf("pooled sandbox cpu.shares = %d, want 1024", got)
+	want := func(when, name string, v int64) {
+		t.Helper()
+		if got := cgroupInt(t, cpu, name); got != v {
+			t.Errorf("%s: %s = %d, want %d", when, name, got, v)
+		}
 	}
-	if got := cgroupInt(t, cpu, "cpu.cfs_burst_us"); got != 0 {
-		t.Errorf("pooled sandbox cpu.cfs_burst_us = %d, want 0", got)
-	}
+	want("pooled", "cpu.shares", 1024)
+	want("pooled", "cpu.cfs_burst_us", 0)
 	k, err := sb.(runner.KernelOpener).OpenKernel(t.Context(), runner.KernelOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cgroupInt(t, cpu, "cpu.shares"); got != 16384 {
-		t.Errorf("kernel cpu.shares = %d, want 16384", got)
-	}
-	if got := cgroupInt(t, cpu, "cpu.cfs_burst_us"); got != 100000 {
-		t.Errorf("kernel cpu.cfs_burst_us = %d, want 100000", got)
-	}
+	want("kernel", "cpu.shares", 16384)
+	want("kernel", "cpu.cfs_burst_us", 100000)
 	quota := cgroupInt(t, cpu, "cpu.cfs_quota_us")
 	if quota != 100000 {
 		t.Fatalf("cpu.cfs_quota_us = %d, want 100000 (1 CPU, the default)", quota)
@@ -66,9 +54,8 @@ func TestGVisorKernelCPUWeightAndBurst(t *testing.T) {
 		"while time.monotonic() < end: pass\n" +
 		"if pid == 0: os._exit(0)\n" +
 		"os.waitpid(pid, 0)\n"
-	res, err := k.Execute(t.Context(), runner.ExecuteRequest{Code: code, Timeout: time.Minute, MaxOutput: 1 << 20}, nil)
-	if err != nil || res.Status != "ok" {
-		t.Fatalf("busy cell: %v %+v", err, res)
+	if res, _ := execute(t, k, code, time.Minute); res.Status != runner.StatusOK {
+		t.Fatalf("busy cell: %+v", res)
 	}
 	st := cpuStat(t, cpu)
 	periods := st["nr_periods"] - periods0
