@@ -84,13 +84,13 @@ func (k *kernel) markLost(why string) {
 		k.mu.Lock()
 		k.lostWhy = why
 		k.mu.Unlock()
-		close(k.lost)
 		if k.s.destroying.Load() {
 			// The session ended and its sandbox went with it.
 			k.s.log.Debug("kernel ended with its sandbox", "sandbox_id", k.s.id, "why", why)
-			return
+		} else {
+			k.s.log.Warn("kernel lost", "sandbox_id", k.s.id, "why", why)
 		}
-		k.s.log.Warn("kernel lost", "sandbox_id", k.s.id, "why", why)
+		close(k.lost)
 	})
 }
 
