@@ -62,6 +62,11 @@ type memSample struct {
 	// Shmem is its shared memory (memory.stat shmem): gVisor's guest
 	// memory file is charged here.
 	Shmem uint64 `json:"shmem_bytes"`
+	// SentryAnon and GoferAnon split RSS by gVisor process: the anonymous
+	// memory of runsc-sandbox and of runsc-gofer (see runscAnon); 0 on
+	// runc.
+	SentryAnon uint64 `json:"sentry_anon_bytes"`
+	GoferAnon  uint64 `json:"gofer_anon_bytes"`
 }
 
 // memRow is the memory of one template's idle pooled sandboxes on one
@@ -164,6 +169,9 @@ func (s *server) readMemRows(cg memCgroups, byLang map[string][]string) ([]memRo
 				return nil, err
 			}
 			m.ID = id
+			if m.SentryAnon, m.GoferAnon, err = runscAnon(filepath.Join(cg.Root, id, "cgroup.procs"), "/proc"); err != nil {
+				return nil, err
+			}
 			if byStart[start] == nil {
 				byStart[start] = &memRow{Lang: name, Server: s.cfg.describe(), Start: start}
 			}

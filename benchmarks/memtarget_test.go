@@ -81,12 +81,12 @@ func TestMemHeadlinesJudgeEachTemplateByItsOwnBound(t *testing.T) {
 func TestPrintMemoryShowsNativeRSSAndTarget(t *testing.T) {
 	var buf bytes.Buffer
 	printMemory(&buf, []memRow{
-		{Lang: "python", Start: "restore", Server: "memory", Samples: []memSample{{Usage: 95 << 20, RSS: 3 << 20, Shmem: 80 << 20}}},
-		{Lang: "node", Start: "cold", Server: "memory", Samples: []memSample{{Usage: 30 << 20, RSS: 14 << 20, Shmem: 15 << 20}}},
+		{Lang: "python", Start: "restore", Server: "memory", Samples: []memSample{{Usage: 95 << 20, RSS: 21 << 20, SentryAnon: 16 << 20, GoferAnon: 5 << 20, Shmem: 74 << 20}}},
+		{Lang: "node", Start: "cold", Server: "memory", Samples: []memSample{{Usage: 30 << 20, RSS: 13 << 20, SentryAnon: 8 << 20, GoferAnon: 5 << 20, Shmem: 17 << 20}}},
 	}, []nativeRSS{{Template: "python", Samples: []procRSSSample{{VmRSS: 85 << 20}}}})
-	want := "template  made by  server  sandboxes  usage MiB/sandbox  rss MiB/sandbox  shmem MiB/sandbox  native RSS MiB  target MiB                                 note  \n" +
-		"python    restore  memory  1          95.0               3.0              80.0               85.0            ≤ 95.0 (warmed: native RSS 85.0 MiB + 10)        \n" +
-		"node      cold     memory  1          30.0               14.0             15.0               -               ≤ 25.0 (no warm-up: a fixed bound)               \n"
+	want := "template  made by  server  sandboxes  usage MiB/sandbox  rss MiB/sandbox  of which Sentry anon  gofer anon  shmem MiB/sandbox  native RSS MiB  target MiB                                 note  \n" +
+		"python    restore  memory  1          95.0               21.0             16.0                  5.0         74.0               85.0            ≤ 95.0 (warmed: native RSS 85.0 MiB + 10)        \n" +
+		"node      cold     memory  1          30.0               13.0             8.0                   5.0         17.0               -               ≤ 25.0 (no warm-up: a fixed bound)               \n"
 	if got := buf.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

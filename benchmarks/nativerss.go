@@ -23,6 +23,12 @@ import (
 // waiting: the same state a pooled sandbox idles in. The memory target of
 // a warmed template is that plus a sandbox's fair share of overhead.
 
+// nativeRSSSettle is how long a native interpreter idles before its
+// memory is read: an interpreter's RSS is steady once it waits (unlike a
+// Sentry's, whose Go runtime returns memory minutes later, which
+// --mem-settle is for).
+const nativeRSSSettle = 2 * time.Second
+
 // memTemplates are the templates whose idle pooled memory the bench reads,
 // and so whose native RSS it measures.
 var memTemplates = []string{"python", "python-slim", "node"}
@@ -96,7 +102,7 @@ func nativeRSSPhase(ctx context.Context, o options, rep *report) error {
 		if err != nil {
 			return err
 		}
-		r := nativeRSS{Template: name, Note: fmt.Sprintf("%s from the rootfs: warm-up, then idle %s", l.native[0], o.memSettle)}
+		r := nativeRSS{Template: name, Note: fmt.Sprintf("%s from the rootfs: warm-up, then idle %s", l.native[0], nativeRSSSettle)}
 		err = inReadOnlyRoot(fs, func(root string) error {
 			// matplotlib's warm-up writes its cache under /tmp, which a
 			// sandbox has writable: so does this private view.
@@ -104,7 +110,7 @@ func nativeRSSPhase(ctx context.Context, o options, rep *report) error {
 				return fmt.Errorf("mounting a tmpfs on %s/tmp: %w", root, err)
 			}
 			for range o.nativeRSSN {
-				s, err := idleRSS(ctx, rootfsCommand(root, append([]string{l.native[0]}, tail...)), o.memSettle)
+				s, err := idleRSS(ctx, rootfsCommand(root, append([]string{l.native[0]}, tail...)), nativeRSSSettle)
 				if err != nil {
 					return fmt.Errorf("native RSS of %s: %w", name, err)
 				}

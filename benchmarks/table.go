@@ -190,7 +190,7 @@ func printMemory(w io.Writer, mems []memRow, natives []nativeRSS) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "template\tmade by\tserver\tsandboxes\tusage MiB/sandbox\trss MiB/sandbox\tshmem MiB/sandbox\tnative RSS MiB\ttarget MiB\tnote\t")
+	fmt.Fprintln(tw, "template\tmade by\tserver\tsandboxes\tusage MiB/sandbox\trss MiB/sandbox\tof which Sentry anon\tgofer anon\tshmem MiB/sandbox\tnative RSS MiB\ttarget MiB\tnote\t")
 	for _, m := range mems {
 		native, target := "-", "-"
 		for _, n := range natives {
@@ -201,9 +201,11 @@ func printMemory(w io.Writer, mems []memRow, natives []nativeRSS) {
 		if v, basis, ok := templateMemTarget(m.Lang, natives); ok {
 			target = fmt.Sprintf("≤ %.1f (%s)", v, basis)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t\n", m.Lang, m.Start, m.Server, len(m.Samples),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t\n", m.Lang, m.Start, m.Server, len(m.Samples),
 			m.meanMB(func(s memSample) uint64 { return s.Usage }),
 			m.meanMB(func(s memSample) uint64 { return s.RSS }),
+			m.meanMB(func(s memSample) uint64 { return s.SentryAnon }),
+			m.meanMB(func(s memSample) uint64 { return s.GoferAnon }),
 			m.meanMB(func(s memSample) uint64 { return s.Shmem }), native, target, m.Note)
 	}
 	tw.Flush()
