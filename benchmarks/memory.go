@@ -99,7 +99,8 @@ func (m memRow) meanMB(field func(memSample) uint64) float64 {
 // idleMemory waits until s holds its pools full and idle, with no other
 // sandbox alive, then reads the memory cgroup of each of its sandboxes.
 func (s *server) idleMemory(ctx context.Context, cg memCgroups, settle time.Duration) ([]memRow, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	// Two minutes for the pools to become quiet, plus the settling.
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+settle)
 	defer cancel()
 	for {
 		byLang, ready, err := s.quietCgroups(ctx, cg)
