@@ -51,7 +51,7 @@ func untargeted(what string, value float64, unit string) headline {
 // Paddock's limits with their delete counted, and throughput is compared
 // with the raw rate of the start its pool uses. Targets whose inputs are
 // missing are left out.
-func headlines(rows []row, tps []throughput, mems []memRow) []headline {
+func headlines(rows []row, tps []throughput, mems []memRow, natives []nativeRSS) []headline {
 	var out []headline
 	p50 := func(l, p, mode string) time.Duration {
 		r, _ := findRow(rows, l, p, mode)
@@ -109,11 +109,7 @@ func headlines(rows []row, tps []throughput, mems []memRow) []headline {
 		}
 	}
 	out = append(out, jupyterHeadlines(rows)...)
-	for _, m := range mems {
-		if len(m.Samples) > 0 {
-			out = append(out, newHeadline(fmt.Sprintf("%s idle pooled sandbox (made by %s), host memory", m.Lang, m.Start), m.meanMB(func(s memSample) uint64 { return s.Usage }), "MiB", true, 25))
-		}
-	}
+	out = append(out, memHeadlines(mems, natives)...)
 	for _, l := range langs {
 		p := l.probes[0]
 		if v, ok := ratio(p50(l.name, p.name, modeCold), p50(l.name, p.name, modeRaw)); ok {

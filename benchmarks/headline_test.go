@@ -37,9 +37,12 @@ func TestHeadlines(t *testing.T) {
 		{Lang: "node", Target: targetRaw, Runs: 20, Elapsed: 5 * time.Second},
 	}
 	mems := []memRow{
-		{Lang: "python", Start: "cold", Samples: []memSample{{Usage: 20 << 20}}},
-		{Lang: "python", Start: "restore", Samples: []memSample{{Usage: 30 << 20}}},
+		{Lang: "python", Start: "cold", Samples: []memSample{{Usage: 95 << 20}}},
+		{Lang: "python", Start: "restore", Samples: []memSample{{Usage: 85 << 20}}},
+		{Lang: "python-slim", Start: "restore", Samples: []memSample{{Usage: 24 << 20}}},
+		{Lang: "node", Start: "cold", Samples: []memSample{{Usage: 30 << 20}}},
 	}
+	natives := []nativeRSS{{Template: "python", Samples: []procRSSSample{{VmRSS: 80 << 20}}}}
 	yes, no := true, false
 	want := []struct {
 		what  string
@@ -56,12 +59,14 @@ func TestHeadlines(t *testing.T) {
 		{"python one-shot throughput, fresh sandbox per run", 9, &no},
 		{"node one-shot throughput, fresh sandbox per run", 4, &no},
 		{"python session `x + 1` round trip p50", 0.5, &yes},
-		{"python idle pooled sandbox (made by cold), host memory", 20, &yes},
-		{"python idle pooled sandbox (made by restore), host memory", 30, &no},
+		{"python idle pooled sandbox (made by cold), host memory (warmed: native RSS 80.0 MiB + 10)", 95, &no},
+		{"python idle pooled sandbox (made by restore), host memory (warmed: native RSS 80.0 MiB + 10)", 85, &yes},
+		{"python-slim idle pooled sandbox (made by restore), host memory (no warm-up: a fixed bound)", 24, &yes},
+		{"node idle pooled sandbox (made by cold), host memory (no warm-up: a fixed bound)", 30, &no},
 		{"python `print(1)`: cold one-shot p50 / raw runsc run+delete p50", 8, &no},
 		{"python `import pandas`: restore one-shot p50 / raw runsc restore+delete p50", 1.25, nil},
 	}
-	got := headlines(rows, tps, mems)
+	got := headlines(rows, tps, mems, natives)
 	if len(got) != len(want) {
 		t.Fatalf("%d headlines, want %d: %v", len(got), len(want), got)
 	}

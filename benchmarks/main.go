@@ -43,6 +43,8 @@ type options struct {
 	jupyterOnly             bool   // run only the Jupyter phase
 	slimOnly                bool   // run only the python-slim / python comparison
 	slimN                   int    // print(1) samples per template and mode of the python-slim / python comparison (0: none)
+	nativeRSSN              int    // native interpreters whose idle RSS is read, per template (0: none)
+	memoryOnly              bool   // run only the memory phases
 
 	// The steady-state phase (steady.go).
 	steady, steadyOnly, steadyRaw   bool
@@ -89,6 +91,8 @@ func main() {
 	flag.BoolVar(&o.jupyterOnly, "jupyter-only", false, "run only the Jupyter cell round trips")
 	flag.IntVar(&o.slimN, "slim", 20, "print(1) samples per template, warm and restored, alternating python-slim and python on one server, with their idle memory and snapshot sizes (0: skip)")
 	slimOnly := flag.Bool("slim-only", false, "run only the python-slim / python comparison")
+	flag.IntVar(&o.nativeRSSN, "native-rss", 3, "interpreters per template started natively from its root filesystem, warmed up and left idle, whose RSS is read: the memory target of a warmed template is built on it (0: skip)")
+	flag.BoolVar(&o.memoryOnly, "memory-only", false, "run only the memory phases: the native RSS, the idle pooled sandboxes of every template on one server, and (with --mem-cold) cold-started python ones")
 	flag.IntVar(&o.cpuPhasesN, "cpu-phases", 0, "one-shots per template whose host CPU is split by phase (restore, ping, run, destroy), beside as many raw runsc run + delete (0: skip)")
 	flag.BoolVar(&o.cpuOnly, "cpu-phases-only", false, "run only the CPU phases")
 	cpuLangs := flag.String("cpu-phases-langs", "", "languages of the CPU phases (empty: all)")
@@ -213,7 +217,7 @@ func run(ctx context.Context, o options) error {
 	// Each --X-only flag names the phases it keeps by their titles'
 	// beginnings; with any of them set, only those phases run.
 	var only []string
-	for on, prefix := range map[*bool]string{&o.jupyterOnly: "Jupyter", &o.steadyOnly: "steady", &o.slimOnly: "python-slim", &o.cpuOnly: "CPU", sessionStartOnly: sessionStartTitle} {
+	for on, prefix := range map[*bool]string{&o.jupyterOnly: "Jupyter", &o.steadyOnly: "steady", &o.slimOnly: "python-slim", &o.cpuOnly: "CPU", sessionStartOnly: sessionStartTitle, &o.memoryOnly: "memory"} {
 		if *on {
 			only = append(only, prefix)
 		}
@@ -233,6 +237,12 @@ func run(ctx context.Context, o options) error {
 		phase("CPU per phase of a one-shot (in-process runtime, no server)", func() error { return cpuPhase(ctx, o, os.Stdout) })
 	}
 	phase("native baselines (the templates' interpreters from their root filesystems, then the host's)", func() error { return nativePhase(ctx, o, &rep) })
+	if o.nativeRSSN > 0 {
+		phase("memory: native RSS of each template's interpreter, warmed up and idle (its root filesystem, no sandbox)", func() error { return nativeRSSPhase(ctx, o, &rep) })
+	}
+	if o.memoryOnly {
+		phase("memory: idle pooled sandboxes of every template on one server (snapshots on)", func() error { return memoryPhase(ctx, o, cg, &rep) })
+	}
 	phase("raw runsc baselines (Paddock's limits, delete included)", func() error { return rawPhase(ctx, rs, o, &rep) })
 	phase(fmt.Sprintf("pooled server (pool %d, snapshots on): warm idle and busy, sessions, memory", o.pool), func() error { return pooledPhase(ctx, o, cg, &rep) })
 	switch {

@@ -62,6 +62,11 @@ type memSample struct {
 	// Shmem is its shared memory (memory.stat shmem): gVisor's guest
 	// memory file is charged here.
 	Shmem uint64 `json:"shmem_bytes"`
+	// SentryAnon and GoferAnon split RSS by gVisor process: the anonymous
+	// memory of runsc-sandbox and of runsc-gofer (see runscAnon); 0 on
+	// runc.
+	SentryAnon uint64 `json:"sentry_anon_bytes"`
+	GoferAnon  uint64 `json:"gofer_anon_bytes"`
 }
 
 // memRow is the memory of one template's idle pooled sandboxes on one
@@ -94,7 +99,8 @@ func (m memRow) meanMB(field func(memSample) uint64) float64 {
 // idleMemory waits until s holds its pools full and idle, with no other
 // sandbox alive, then reads the memory cgroup of each of its sandboxes.
 func (s *server) idleMemory(ctx context.Context, cg memCgroups, settle time.Duration) ([]memRow, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	// Two minutes for the pools to become quiet, plus the settling.
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+settle)
 	defer cancel()
 	for {
 		byLang, ready, err := s.quietCgroups(ctx, cg)
@@ -164,6 +170,9 @@ func (s *server) readMemRows(cg memCgroups, byLang map[string][]string) ([]memRo
 				return nil, err
 			}
 			m.ID = id
+			if m.SentryAnon, m.GoferAnon, err = runscAnon(filepath.Join(cg.Root, id, "cgroup.procs"), "/proc"); err != nil {
+				return nil, err
+			}
 			if byStart[start] == nil {
 				byStart[start] = &memRow{Lang: name, Server: s.cfg.describe(), Start: start}
 			}

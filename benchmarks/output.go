@@ -84,13 +84,15 @@ type jsonReport struct {
 	ServerMetrics map[string][]string `json:"server_pool_metrics,omitempty"`
 	// Steady are the steady-state phase's points.
 	Steady []jsonSteadyPoint `json:"steady,omitempty"`
+	// NativeRSS is each template's interpreter's memory outside gVisor.
+	NativeRSS []nativeRSS `json:"native_rss,omitempty"`
 }
 
 // writeJSON writes the whole report with every raw sample.
 func writeJSON(w io.Writer, rep report, started time.Time, opts map[string]any) error {
 	out := jsonReport{Started: started.UTC(), Options: opts, MemoryNote: rep.MemoryNote,
 		Latency: []jsonRow{}, Throughput: []jsonThroughput{}, Memory: []jsonMemory{},
-		Headline: headlines(rep.Rows, rep.Throughput, rep.Memory), ServerMetrics: rep.ServerMetrics, Doors: jsonDoors(rep.Doors),
+		Headline: headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS), NativeRSS: rep.NativeRSS, ServerMetrics: rep.ServerMetrics, Doors: jsonDoors(rep.Doors),
 		Steady: jsonSteady(rep.Steady)}
 	for _, r := range rep.Rows {
 		c := r.counted()

@@ -161,7 +161,8 @@ func (s *server) awaitSnapshots(ctx context.Context, timeout time.Duration) erro
 // template (the label Paddock puts in each bundle), not by language:
 // both templates of the pair run python.
 func (s *server) idleMemoryByTemplate(ctx context.Context, cg memCgroups, settle time.Duration) ([]memRow, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	// Two minutes for the pools to become quiet, plus the settling.
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+settle)
 	defer cancel()
 	byTemplate := func() (map[string][]string, error) {
 		return ownCgroups(cg.Root, func(id string) string { return filepath.Join(s.state, "bundles", id, "config.json") }, bundleTemplate)

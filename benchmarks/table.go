@@ -23,6 +23,9 @@ type report struct {
 	ServerMetrics map[string][]string
 	// Steady are the steady-state phase's points.
 	Steady []steadyPoint
+	// NativeRSS is each template's interpreter's memory outside gVisor:
+	// the memory target of a warmed template is built on it.
+	NativeRSS []nativeRSS
 }
 
 // print writes the tables and the headline ratios.
@@ -42,9 +45,10 @@ func (rep report) print(w io.Writer) {
 	if rep.MemoryNote != "" {
 		fmt.Fprintln(w, rep.MemoryNote)
 	}
-	printMemory(w, rep.Memory)
+	printMemory(w, rep.Memory, rep.NativeRSS)
+	printNativeRSS(w, rep.NativeRSS)
 	fmt.Fprintln(w, "\n== headline (targets from docs/architecture.md; ratios against the template's own interpreter, unsandboxed) ==")
-	for _, h := range headlines(rep.Rows, rep.Throughput, rep.Memory) {
+	for _, h := range headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS) {
 		fmt.Fprintln(w, h)
 	}
 }
@@ -179,17 +183,30 @@ func printThroughput(w io.Writer, tps []throughput) {
 	tw.Flush()
 }
 
-func printMemory(w io.Writer, mems []memRow) {
+// printMemory writes the idle memory rows, each beside its template's
+// native RSS (where measured) and its target (see memTarget).
+func printMemory(w io.Writer, mems []memRow, natives []nativeRSS) {
 	if len(mems) == 0 {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "lang\tmade by\tserver\tsandboxes\tusage MiB/sandbox\trss MiB/sandbox\tshmem MiB/sandbox\tnote\t")
+	fmt.Fprintln(tw, "template\tmade by\tserver\tsandboxes\tusage MiB/sandbox\trss MiB/sandbox\tof which Sentry anon\tgofer anon\tshmem MiB/sandbox\tnative RSS MiB\ttarget MiB\tnote\t")
 	for _, m := range mems {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%s\t\n", m.Lang, m.Start, m.Server, len(m.Samples),
+		native, target := "-", "-"
+		for _, n := range natives {
+			if n.Template == m.Lang && len(n.Samples) > 0 {
+				native = fmt.Sprintf("%.1f", n.vmRSSMB())
+			}
+		}
+		if v, basis, ok := templateMemTarget(m.Lang, natives); ok {
+			target = fmt.Sprintf("≤ %.1f (%s)", v, basis)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t\n", m.Lang, m.Start, m.Server, len(m.Samples),
 			m.meanMB(func(s memSample) uint64 { return s.Usage }),
 			m.meanMB(func(s memSample) uint64 { return s.RSS }),
-			m.meanMB(func(s memSample) uint64 { return s.Shmem }), m.Note)
+			m.meanMB(func(s memSample) uint64 { return s.SentryAnon }),
+			m.meanMB(func(s memSample) uint64 { return s.GoferAnon }),
+			m.meanMB(func(s memSample) uint64 { return s.Shmem }), native, target, m.Note)
 	}
 	tw.Flush()
 }

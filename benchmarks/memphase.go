@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/paddock-dev/paddock/templates"
+)
+
+// memoryPhase pools every template of memTemplates on one server, the
+// pools of snapshotted templates refilled by restores, and reads the
+// memory of the idle pools by template. It runs with --memory-only: a
+// whole bench reads the same from its pooled and python-slim phases.
+func memoryPhase(ctx context.Context, o options, cg memCgroups, rep *report) (err error) {
+	if rep.MemoryNote != "" {
+		return errors.New(rep.MemoryNote)
+	}
+	s, err := startServer(ctx, o, serverConfig{name: "memory", templates: memTemplates, pool: max(o.pool, 1), snapshots: true})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	for _, name := range memTemplates {
+		if err := s.awaitRestoredTemplate(ctx, name, restoreTimeout); err != nil {
+			return err
+		}
+	}
+	progress("reading the memory of %d idle sandboxes per template (%s)", max(o.pool, 1), cg)
+	mems, err := s.idleMemoryByTemplate(ctx, cg, o.memSettle)
+	rep.Memory = append(rep.Memory, mems...)
+	return err
+}
+
+// awaitRestoredTemplate waits until template name's pool is full and, if
+// the template is snapshotted, holds only restored sandboxes: the pool
+// first fills by cold starts while the snapshot is built, so runs cycle
+// those out.
+func (s *server) awaitRestoredTemplate(ctx context.Context, name string, timeout time.Duration) error {
+	t, err := templates.Get(name)
+	if err != nil {
+		return err
+	}
+	l, ok := langByName(t.Language)
+	if !ok {
+		return fmt.Errorf("template %s: no bench language %q", name, t.Language)
+	}
+	if !t.Snapshot {
+		return s.awaitFull(ctx, name)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		states, err := s.pools(ctx)
+		if err != nil {
+			return fmt.Errorf("waiting for a pool of restored %s sandboxes: %w", name, err)
+		}
+		switch st := states[name].Pool.Snapshot; st {
+		case "failed", "off":
+			return fmt.Errorf("no pool of restored %s sandboxes: snapshot state %q", name, st)
+		case "ready":
+			if err := s.awaitFull(ctx, name); err != nil {
+				return err
+			}
+			kinds, err := s.templateStartKinds(name)
+			if err == nil && len(kinds) > 0 && kinds["cold"] == 0 {
+				return nil
+			}
+			if _, _, err := s.runBody(ctx, name, map[string]string{"template": name, "code": l.probes[0].code}); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+			return fmt.Errorf("waiting for %s's snapshot: %w", name, err)
+		}
+	}
+}
+
+// templateStartKinds counts how the server's live sandboxes of template
+// name were made, from their bundles and runsc state; a sandbox whose
+// runsc state is not written yet is an error (it is still starting).
+func (s *server) templateStartKinds(name string) (map[string]int, error) {
+	ents, err := os.ReadDir(filepath.Join(s.state, "bundles"))
+	if err != nil {
+		return nil, err
+	}
+	kinds := map[string]int{}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(s.state, "bundles", e.Name(), "config.json"))
+		if err != nil || bundleTemplate(b) != name {
+			continue
+		}
+		kind, err := startKindOf(filepath.Join(s.state, "runsc"), e.Name())
+		if err != nil {
+			return nil, err
+		}
+		kinds[kind]++
+	}
+	return kinds, nil
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/paddock-dev/paddock/templates"
+)
+
+// The native RSS is what a template's interpreter holds in memory when it
+// runs without gVisor, from the template's own root filesystem (the same
+// chroot as the native rows, see chroot.go), after the template's warm-up,
+// waiting: the same state a pooled sandbox idles in. The memory target of
+// a warmed template is that plus a sandbox's fair share of overhead.
+
+// nativeRSSSettle is how long a native interpreter idles before its
+// memory is read: an interpreter's RSS is steady once it waits (unlike a
+// Sentry's, whose Go runtime returns memory minutes later, which
+// --mem-settle is for).
+const nativeRSSSettle = 2 * time.Second
+
+// memTemplates are the templates whose idle pooled memory the bench reads,
+// and so whose native RSS it measures.
+var memTemplates = []string{"python", "python-slim", "node"}
+
+// nativeRSS is the resident memory of one template's interpreter idling
+// natively after its warm-up, one sample per process started.
+type nativeRSS struct {
+	Template string          `json:"template"`
+	Samples  []procRSSSample `json:"samples"`
+	Note     string          `json:"note,omitempty"`
+}
+
+// procRSSSample is one process's /proc/PID/status memory lines, read while
+// it waits (kernel's VmRSS = RssAnon + RssFile + RssShmem), and the peak
+// the kernel reported when it ended (ru_maxrss of the child).
+type procRSSSample struct {
+	VmRSS    uint64 `json:"vm_rss_bytes"`
+	RssAnon  uint64 `json:"rss_anon_bytes"`
+	RssFile  uint64 `json:"rss_file_bytes"`
+	RssShmem uint64 `json:"rss_shmem_bytes"`
+	MaxRSS   uint64 `json:"max_rss_bytes"`
+}
+
+// meanMB is the mean of field over the samples, in MiB.
+func (n nativeRSS) meanMB(field func(procRSSSample) uint64) float64 {
+	if len(n.Samples) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, s := range n.Samples {
+		sum += float64(field(s))
+	}
+	return sum / float64(len(n.Samples)) / mib
+}
+
+// vmRSSMB is the mean VmRSS in MiB: the figure targets are built on.
+func (n nativeRSS) vmRSSMB() float64 {
+	return n.meanMB(func(s procRSSSample) uint64 { return s.VmRSS })
+}
+
+// idlingProgram is the argv tail that runs warmup in the template's
+// language, says "ready" on stdout and then waits until stdin ends. For
+// Python it collects garbage before waiting, as Paddock's driver does.
+func idlingProgram(language, warmup string) ([]string, error) {
+	switch language {
+	case "python":
+		return []string{"-c", warmup + "\nimport gc, sys\ngc.collect()\nprint('ready', flush=True)\nsys.stdin.read()\n"}, nil
+	case "node":
+		return []string{"-e", warmup + "\n;console.log('ready');\nprocess.stdin.resume();\n"}, nil
+	}
+	return nil, fmt.Errorf("no idling program for language %q", language)
+}
+
+// nativeRSSPhase measures, n times per template of memTemplates, the
+// resident memory of its interpreter idling after the warm-up.
+func nativeRSSPhase(ctx context.Context, o options, rep *report) error {
+	for _, name := range memTemplates {
+		t, err := templates.Get(name)
+		if err != nil {
+			return err
+		}
+		l, ok := langByName(t.Language)
+		if !ok {
+			return fmt.Errorf("template %s: no bench language %q", name, t.Language)
+		}
+		tail, err := idlingProgram(t.Language, t.Warmup)
+		if err != nil {
+			return err
+		}
+		fs, err := templateRootfs(o.cache, name)
+		if err != nil {
+			return err
+		}
+		r := nativeRSS{Template: name, Note: fmt.Sprintf("%s from the rootfs: warm-up, then idle %s", l.native[0], nativeRSSSettle)}
+		err = inReadOnlyRoot(fs, func(root string) error {
+			// matplotlib's warm-up writes its cache under /tmp, which a
+			// sandbox has writable: so does this private view.
+			if err := syscall.Mount("tmpfs", filepath.Join(root, "tmp"), "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777,size=64m"); err != nil {
+				return fmt.Errorf("mounting a tmpfs on %s/tmp: %w", root, err)
+			}
+			for range o.nativeRSSN {
+				s, err := idleRSS(ctx, rootfsCommand(root, append([]string{l.native[0]}, tail...)), nativeRSSSettle)
+				if err != nil {
+					return fmt.Errorf("native RSS of %s: %w", name, err)
+				}
+				r.Samples = append(r.Samples, s)
+			}
+			return nil
+		})
+		rep.NativeRSS = append(rep.NativeRSS, r)
+		if err != nil {
+			return err
+		}
+		progress("native %s idle after its warm-up: VmRSS %.1f MiB (anon %.1f, file %.1f)", name, r.vmRSSMB(),
+			r.meanMB(func(s procRSSSample) uint64 { return s.RssAnon }), r.meanMB(func(s procRSSSample) uint64 { return s.RssFile }))
+	}
+	return nil
+}
+
+// idleRSS starts cmd, waits for its "ready" line, lets it idle for
+// settle, reads its /proc status, then closes its stdin and waits for it
+// to end. ctx ending kills it.
+func idleRSS(ctx context.Context, cmd *exec.Cmd, settle time.Duration) (procRSSSample, error) {
+	var s procRSSSample
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return s, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return s, err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return s, err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = cmd.Process.Kill() })
+	defer stop()
+	end := func(err error) (procRSSSample, error) {
+		stdin.Close()
+		werr := cmd.Wait()
+		if err == nil {
+			err = werr
+		}
+		if err != nil {
+			err = fmt.Errorf("%w (stderr: %s)", err, lastLine(stderr.String()))
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
+			s.MaxRSS = uint64(ru.Maxrss) << 10 // kibibytes on Linux
+		}
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return s, err
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || line != "ready\n" {
+		_ = cmd.Process.Kill() // harmless if it has ended
+		return end(fmt.Errorf("waiting for ready: got %q", line))
+	}
+	go io.Copy(io.Discard, stdout)
+	if err := sleep(ctx, settle); err != nil {
+		return end(err)
+	}
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err != nil {
+		return end(err)
+	}
+	st, err := parseProcStatus(f)
+	f.Close()
+	if err != nil {
+		return end(err)
+	}
+	s.VmRSS, s.RssAnon, s.RssFile, s.RssShmem = st["VmRSS"], st["RssAnon"], st["RssFile"], st["RssShmem"]
+	if s.VmRSS == 0 {
+		return end(errors.New("no VmRSS in its /proc status"))
+	}
+	return end(nil)
+}
+
+// parseProcStatus reads the "Key:   N kB" lines of /proc/PID/status, in
+// bytes; lines of other shapes are skipped.
+func parseProcStatus(r io.Reader) (map[string]uint64, error) {
+	out := map[string]uint64{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		num, ok := strings.CutSuffix(strings.TrimSpace(v), " kB")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseUint(num, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", sc.Text(), err)
+		}
+		out[k] = n << 10
+	}
+	return out, sc.Err()
+}
