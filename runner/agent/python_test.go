@@ -98,6 +98,26 @@ func TestPythonRun(t *testing.T) {
 			wantReason: "ok",
 		},
 		{
+			// Past a pipe's buffer, stdin and the request are written
+			// while the program reads them.
+			name:       "stdin larger than a pipe",
+			req:        wire.Run{Code: "import sys\nprint(len(sys.stdin.read()))", Stdin: bytes.Repeat([]byte("x"), 200_000)},
+			wantStdout: "200000\n",
+			wantReason: "ok",
+		},
+		{
+			name:       "stdin larger than a pipe, unread",
+			req:        wire.Run{Code: "print('skipped')", Stdin: bytes.Repeat([]byte("x"), 200_000)},
+			wantStdout: "skipped\n",
+			wantReason: "ok",
+		},
+		{
+			name:       "code larger than a pipe",
+			req:        wire.Run{Code: "x = '" + strings.Repeat("y", 200_000) + "'\nprint(len(x))"},
+			wantStdout: "200000\n",
+			wantReason: "ok",
+		},
+		{
 			name: "no stdin",
 			req:  wire.Run{Code: "input()"},
 			wantStderr: "Traceback (most recent call last):\n" +
@@ -231,6 +251,18 @@ func TestPythonNoStdinIsFast(t *testing.T) {
 	res := c.run(wire.Run{Code: "input()", TimeoutMS: 60_000})
 	if exit := res.mustExit(t); exit.Reason != "error" {
 		t.Errorf("exit = %+v after %v, want error (EOF), not the timeout", exit, res.elapsed)
+	}
+}
+
+// Stdin past a pipe's buffer that the program never reads must not hold
+// up the run: its timer still ends it.
+func TestPythonUnreadStdinTimesOut(t *testing.T) {
+	t.Parallel()
+	c := startAgent(t, testConfig(t, LanguagePython))
+	c.hello()
+	res := c.run(wire.Run{Code: "while True: pass", Stdin: bytes.Repeat([]byte("x"), 200_000), TimeoutMS: 500})
+	if exit := res.mustExit(t); exit.Reason != "timeout" {
+		t.Errorf("exit = %+v, want the timeout", exit)
 	}
 }
 

@@ -64,17 +64,17 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 	// on it once it has read the limits, and the driver waits for that, so
 	// that the program's end does not change the limits before they are
 	// read (see interpreter.hints). It is closed when the program is over.
-	delivered := make(chan struct{})
-	go func() {
-		defer close(delivered)
-		s.interp.ctl.Write(body)
-	}()
+	delivered := writeSoon(s.interp.ctl, body)
 	defer s.interp.ctl.Close()
 	hints := s.interp.hints(probe.read, func() {
 		<-delivered
 		s.interp.ctl.Write([]byte{1})
 	})
-	go deliver(s.interp.stdin, req.Stdin)
+	if len(req.Stdin) <= pipeAtomic {
+		deliver(s.interp.stdin, req.Stdin)
+	} else {
+		go deliver(s.interp.stdin, req.Stdin)
+	}
 	stopTimer := func() bool { return false }
 	if req.TimeoutMS > 0 {
 		timer := time.AfterFunc(time.Duration(req.TimeoutMS)*time.Millisecond, func() {
@@ -136,6 +136,15 @@ func (s *session) drain() [2]pumpResult {
 // stopGrace later, for a process kill did not reach that holds a stream.
 func drainStreams(streams [2]*os.File, done [2]<-chan pumpResult, kill func()) [2]pumpResult {
 	var res [2]pumpResult
+	// Most programs have closed their streams by the time their exit is
+	// seen (the drivers close them before they exit): then no goroutine
+	// nor timer is needed to wait for them. Each pump sends its one result
+	// on a buffered channel that nothing else reads.
+	if len(done[0]) == 1 && len(done[1]) == 1 {
+		res[0], res[1] = <-done[0], <-done[1]
+		kill()
+		return res
+	}
 	all := make(chan struct{})
 	go func() {
 		for i := range done {
@@ -164,6 +173,26 @@ func (s *session) killAll() {
 	if err := s.interp.kill.killAll(); err != nil {
 		s.agent.log.Error("killing user processes", "err", err)
 	}
+}
+
+// writeSoon writes b to f, a fresh pipe, and returns a channel closed once
+// it is written. A frame that fits the empty pipe whole (pipeAtomic) is
+// written before it returns, never waiting on the reader: under
+// gVisor a goroutine started for it costs a thread wake, a few hundred
+// microseconds of a warm run. A larger one is written by a goroutine, as
+// the reader may take it in pieces.
+func writeSoon(f *os.File, b []byte) <-chan struct{} {
+	done := make(chan struct{})
+	if len(b) <= pipeAtomic {
+		f.Write(b)
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		f.Write(b)
+	}()
+	return done
 }
 
 // deliver writes b to f and closes it. A reader that went away is not an

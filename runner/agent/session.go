@@ -115,10 +115,11 @@ func (s *session) handle(ctx context.Context, f wire.Frame) error {
 	if err != nil {
 		return err
 	}
-	s.agent.log.Info("run ended", "reason", exit.Reason, "exit_code", exit.ExitCode, "exec_ns", exit.ExecNS)
+	// The host waits for the exit frame, not for the log line: it goes first.
 	if err := writeJSON(s.w, wire.TypeExit, exit); err != nil {
 		return fmt.Errorf("sending exit: %w", err)
 	}
+	s.agent.log.Info("run ended", "reason", exit.Reason, "exit_code", exit.ExitCode, "exec_ns", exit.ExecNS)
 	return nil
 }
 
