@@ -38,7 +38,12 @@ func dispatching(id string) (*kernel, chan wire.Frame) {
 	s := &Conn{id: id, frames: frames, log: slog.New(slog.DiscardHandler),
 		hooks: Hooks{OOMKills: func() int { return CgroupOOMKills("/paddock/" + id) }}}
 	k := &kernel{s: s, pending: map[uint64]chan wire.Ack{}, lost: make(chan struct{})}
-	go k.dispatch()
+	go func() { // as the Conn's reader hands them over
+		for fr := range frames {
+			k.dispatch(fr)
+		}
+		k.markLost("sandbox ended")
+	}()
 	return k, frames
 }
 
