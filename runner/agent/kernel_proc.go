@@ -158,7 +158,7 @@ func (p *kproc) stop() {
 // ends the interpreter.
 func (p *kproc) readReports() {
 	defer close(p.reports)
-	r := newDriverReaderSize(p.interp.report, 64<<10)
+	r := newDriverReaderSize(Quiet(p.interp.report), 64<<10)
 	// Reports that arrive together (a cell's result and its end, say) have
 	// their frames written to the host together: one write from the
 	// sandbox and one wake of the host's reader instead of one per frame.
