@@ -54,16 +54,6 @@ type Conn struct {
 	destroying atomic.Bool // Destroy was called: a kernel's end is expected
 	destroyErr error
 	used       atomic.Bool
-	// route, once set, takes every frame on the goroutine that read it,
-	// instead of the frames channel (see setRoute).
-	route atomic.Pointer[router]
-}
-
-// router takes a Conn's frames: handle each one as it is read, ended once
-// the agent's stdout ends.
-type router struct {
-	handle func(wire.Frame)
-	ended  func()
 }
 
 var _ runner.Sandbox = (*Conn)(nil)
@@ -98,8 +88,7 @@ func (s *Conn) Done() <-chan struct{} { return s.done }
 
 func (s *Conn) markDone() { s.doneOnce.Do(func() { close(s.done) }) }
 
-// readFrames forwards the agent's frames until its stdout ends: to the
-// router once there is one, else to the frames channel.
+// readFrames forwards the agent's frames until its stdout ends.
 func (s *Conn) readFrames(f io.ReadCloser) {
 	defer f.Close()
 	defer close(s.frames)
@@ -108,40 +97,11 @@ func (s *Conn) readFrames(f io.ReadCloser) {
 		fr, err := r.Read()
 		if err != nil {
 			s.markDone()
-			if rt := s.route.Load(); rt != nil {
-				rt.ended()
-			}
 			return
-		}
-		if rt := s.route.Load(); rt != nil {
-			rt.handle(fr)
-			continue
 		}
 		select {
 		case s.frames <- fr:
 		case <-s.done: // destroyed: nobody reads any more
-			return
-		}
-	}
-}
-
-// setRoute has rt take the frames from now on, on the reader's goroutine:
-// a kernel's answer reaches its waiter without a hand-off to another
-// goroutine. It is set once the agent is quiet (after the handshake, before
-// the first request of the mode that needs it); a frame already waiting in
-// the channel is handed to rt first. If the agent's stdout has already
-// ended, rt is ended here.
-func (s *Conn) setRoute(rt *router) {
-	s.route.Store(rt)
-	for {
-		select {
-		case fr, ok := <-s.frames:
-			if !ok {
-				rt.ended()
-				return
-			}
-			rt.handle(fr)
-		default:
 			return
 		}
 	}

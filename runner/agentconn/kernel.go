@@ -13,10 +13,9 @@ import (
 	"github.com/paddock-dev/paddock/runner/wire"
 )
 
-// kernel drives a sandbox whose agent runs in kernel mode. The Conn's
-// reader goroutine hands every frame to dispatch, which routes it: acks to
-// their waiting request, events and output to the running cell, a loss to
-// everyone.
+// kernel drives a sandbox whose agent runs in kernel mode. One goroutine
+// (dispatch) reads every frame and routes it: acks to their waiting
+// request, events and output to the running cell, a loss to everyone.
 type kernel struct {
 	s      *Conn
 	nextID atomic.Uint64
@@ -69,7 +68,7 @@ func (s *Conn) OpenKernel(ctx context.Context, opts runner.KernelOptions) (runne
 		}
 	}
 	k := &kernel{s: s, pending: map[uint64]chan wire.Ack{}, lost: make(chan struct{})}
-	k.s.setRoute(&router{handle: k.dispatch, ended: func() { k.markLost("sandbox ended") }})
+	go k.dispatch()
 	id := k.nextID.Add(1)
 	if _, err := k.request(ctx, wire.TypeKernel, id, wire.KernelOpen{ID: id, Env: opts.Env}, requestTimeout); err != nil {
 		return nil, fmt.Errorf("opening kernel in %s: %w", s.id, err)
@@ -112,60 +111,63 @@ func (k *kernel) isLost() bool {
 	}
 }
 
-// dispatch routes one frame.
-func (k *kernel) dispatch(fr wire.Frame) {
-	switch fr.Type {
-	case wire.TypeAck:
-		var a wire.Ack
-		if json.Unmarshal(fr.Payload, &a) != nil {
-			return
+// dispatch routes frames until the agent's stdout ends.
+func (k *kernel) dispatch() {
+	for fr := range k.s.frames {
+		switch fr.Type {
+		case wire.TypeAck:
+			var a wire.Ack
+			if json.Unmarshal(fr.Payload, &a) != nil {
+				continue
+			}
+			k.mu.Lock()
+			ch := k.pending[a.ID]
+			delete(k.pending, a.ID)
+			k.mu.Unlock()
+			if ch != nil {
+				ch <- a
+			}
+		case wire.TypeEvent:
+			var e wire.Event
+			if json.Unmarshal(fr.Payload, &e) != nil {
+				continue
+			}
+			k.emit(e.ID, toEvent(e))
+		case wire.TypeStdout, wire.TypeStderr:
+			stream := runner.Stdout
+			if fr.Type == wire.TypeStderr {
+				stream = runner.Stderr
+			}
+			k.emit(0, runner.Event{Type: runner.EventStream, Stream: stream, Text: string(fr.Payload)})
+		case wire.TypeDone:
+			var d wire.Done
+			if json.Unmarshal(fr.Payload, &d) != nil {
+				continue
+			}
+			if runner.Reason(d.Reason) == runner.ReasonKernelLost {
+				k.observeOOM() // before the Lost frame that follows lets the sandbox go
+			}
+			k.mu.Lock()
+			c := k.cell
+			if c != nil && c.id == d.ID {
+				k.cell = nil
+			}
+			k.mu.Unlock()
+			if c != nil && c.id == d.ID {
+				c.done <- d
+			}
+		case wire.TypeCommandOutput, wire.TypeCommandEnd:
+			k.routeCommand(fr)
+		case wire.TypeInputRequest:
+			k.onInput(fr.Payload)
+		case wire.TypeLost:
+			var l wire.Lost
+			_ = json.Unmarshal(fr.Payload, &l)
+			k.heapOOM.Store(runner.Reason(l.Reason) == runner.ReasonOOM)
+			k.markLost("interpreter died: " + l.Message)
 		}
-		k.mu.Lock()
-		ch := k.pending[a.ID]
-		delete(k.pending, a.ID)
-		k.mu.Unlock()
-		if ch != nil {
-			ch <- a
-		}
-	case wire.TypeEvent:
-		var e wire.Event
-		if json.Unmarshal(fr.Payload, &e) != nil {
-			return
-		}
-		k.emit(e.ID, toEvent(e))
-	case wire.TypeStdout, wire.TypeStderr:
-		stream := runner.Stdout
-		if fr.Type == wire.TypeStderr {
-			stream = runner.Stderr
-		}
-		k.emit(0, runner.Event{Type: runner.EventStream, Stream: stream, Text: string(fr.Payload)})
-	case wire.TypeDone:
-		var d wire.Done
-		if json.Unmarshal(fr.Payload, &d) != nil {
-			return
-		}
-		if runner.Reason(d.Reason) == runner.ReasonKernelLost {
-			k.observeOOM() // before the Lost frame that follows lets the sandbox go
-		}
-		k.mu.Lock()
-		c := k.cell
-		if c != nil && c.id == d.ID {
-			k.cell = nil
-		}
-		k.mu.Unlock()
-		if c != nil && c.id == d.ID {
-			c.done <- d
-		}
-	case wire.TypeCommandOutput, wire.TypeCommandEnd:
-		k.routeCommand(fr)
-	case wire.TypeInputRequest:
-		k.onInput(fr.Payload)
-	case wire.TypeLost:
-		var l wire.Lost
-		_ = json.Unmarshal(fr.Payload, &l)
-		k.heapOOM.Store(runner.Reason(l.Reason) == runner.ReasonOOM)
-		k.markLost("interpreter died: " + l.Message)
 	}
+	k.markLost("sandbox ended")
 }
 
 // emit hands an event to the running cell; id 0 matches any cell (raw

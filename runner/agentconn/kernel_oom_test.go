@@ -38,12 +38,7 @@ func dispatching(id string) (*kernel, chan wire.Frame) {
 	s := &Conn{id: id, frames: frames, log: slog.New(slog.DiscardHandler),
 		hooks: Hooks{OOMKills: func() int { return CgroupOOMKills("/paddock/" + id) }}}
 	k := &kernel{s: s, pending: map[uint64]chan wire.Ack{}, lost: make(chan struct{})}
-	go func() { // as the Conn's reader hands them over
-		for fr := range frames {
-			k.dispatch(fr)
-		}
-		k.markLost("sandbox ended")
-	}()
+	go k.dispatch()
 	return k, frames
 }
 
