@@ -38,11 +38,13 @@ func run(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	return a.Serve(ctx, polled(os.Stdin), os.Stdout)
+	return a.Serve(ctx, agent.Quiet(polled(os.Stdin)), agent.Quiet(polled(os.Stdout)))
 }
 
-// polled is f, fd 0, made non-blocking so that Go's network poller waits
-// for the host's frames rather than a thread blocked in read(2). A blocked
+// polled is f, fd 0 or 1, made non-blocking so that Go's network poller
+// waits for the host's frames (or for room for the agent's) rather than a
+// thread blocked in read(2) or write(2); agent.Quiet then reads and writes
+// it without waking the runtime's monitor. A blocked
 // read has the runtime's monitor wake up to hand the thread's processor to
 // another, and the reader wake another thread for every frame; under
 // gVisor each such wake is a switch the Sentry pays for in a kernel cell's

@@ -1,11 +1,9 @@
 package agent
 
 import (
-	"errors"
 	"log/slog"
 	"os"
 	"sync"
-	"syscall"
 )
 
 // pipeAtomic is the size up to which a pipe write is all or nothing.
@@ -53,12 +51,8 @@ func (w *ctlWriter) tryWrite(frame []byte) bool {
 	}
 	var n int
 	rc.Write(func(fd uintptr) bool {
-		for {
-			n, err = syscall.Write(int(fd), frame)
-			if !errors.Is(err, syscall.EINTR) {
-				return true // one attempt: never wait
-			}
-		}
+		n, err = writeFD(fd, frame)
+		return true // one attempt: never wait
 	})
 	return n == len(frame)
 }

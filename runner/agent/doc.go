@@ -42,6 +42,12 @@
 // told from other aborts by what the kernel reports, its wait status and
 // peak memory (oom.go), never by what it printed.
 //
+// The frame path's reads and writes are raw system calls on non-blocking
+// descriptors (quietio.go), so that the Go runtime's monitor thread sleeps
+// through a kernel cell; reports read together go to the host in one write
+// (see readReports). Under gVisor each system call and thread wake is paid
+// for in a cell's round trip (docs/kernel-round-trip.md).
+//
 // agent runs inside the sandbox and is built into a static binary: it imports
 // only the standard library and runner/wire. It must not import runner, pool,
 // kernels, api, any runtime, or anything that needs cgo.

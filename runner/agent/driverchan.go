@@ -139,6 +139,20 @@ func newDriverReaderSize(r io.Reader, size int) *driverReader {
 	return &driverReader{r: bufio.NewReaderSize(r, size), max: maxDriverFrame}
 }
 
+// ready says whether the next report is already read in full, so that next
+// returns it without waiting on the driver.
+func (d *driverReader) ready() bool {
+	b := d.r.Buffered()
+	if b < driverHeader {
+		return false
+	}
+	hdr, err := d.r.Peek(driverHeader)
+	if err != nil {
+		return false
+	}
+	return uint64(b) >= driverHeader+uint64(binary.BigEndian.Uint32(hdr))
+}
+
 // next returns the next report. It returns io.EOF at a clean end between
 // frames, and an error wrapping ErrDriverProtocol for a frame the agent
 // cannot accept.

@@ -2,9 +2,12 @@ package agent
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base32"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	mrand "math/rand/v2"
 	"sync"
 	"time"
 
@@ -40,6 +43,10 @@ type kernel struct {
 	// not armed (see armDeadlineLocked).
 	deadline   *time.Timer
 	deadlineAt time.Time
+	// keys draws the cells' keys: seeded from crypto/rand when the kernel
+	// opens (after any restore), it spares each cell a getrandom(2), which
+	// would wake the Go runtime's monitor thread (see quietio.go).
+	keys *mrand.ChaCha8
 }
 
 // openKernel turns the pre-started interpreter into a kernel and replies
@@ -56,7 +63,11 @@ func (s *session) openKernel(ctx context.Context, payload []byte) error {
 	if err := checkEnv(req.Env); err != nil {
 		return s.ack(wire.Ack{ID: req.ID, Error: err.Error(), BadRequest: true})
 	}
-	k := &kernel{s: s, env: req.Env, log: s.agent.log, cmds: map[uint64]*command{}, asks: map[uint64]*ask{}}
+	var seed [32]byte
+	if _, err := rand.Read(seed[:]); err != nil {
+		return s.fail(true, fmt.Sprintf("seeding the cells' keys: %v", err))
+	}
+	k := &kernel{s: s, env: req.Env, log: s.agent.log, cmds: map[uint64]*command{}, asks: map[uint64]*ask{}, keys: mrand.NewChaCha8(seed)}
 	s.kernel = k
 	if s.interp.hasExited() {
 		err := fmt.Errorf("%w: the interpreter ended before the kernel opened (%s)", ErrKernelLost, describeStatus(s.interp.status))
@@ -222,6 +233,13 @@ func (k *kernel) shutdown() {
 	if p != nil {
 		p.stop()
 	}
+}
+
+// newKeyLocked draws a cell's key, 128 bits as rand.Text spells them.
+func (k *kernel) newKeyLocked() string {
+	var b [16]byte
+	_, _ = k.keys.Read(b[:])
+	return base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])
 }
 
 // sendJSON writes one frame to the host.

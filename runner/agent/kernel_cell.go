@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"crypto/rand"
 	"fmt"
 	"strings"
 	"time"
@@ -96,7 +95,7 @@ func (k *kernel) execute(f wire.Frame) error {
 	}
 	k.count++
 	k.seq++
-	c := &cell{id: req.ID, seq: k.seq, key: rand.Text(), count: k.count, proc: k.proc, quota: quota{limit: outputLimit(req.MaxOutput)}, start: start, stdin: req.Stdin}
+	c := &cell{id: req.ID, seq: k.seq, key: k.newKeyLocked(), count: k.count, proc: k.proc, quota: quota{limit: outputLimit(req.MaxOutput)}, start: start, stdin: req.Stdin}
 	k.cell = c
 	if req.TimeoutMS > 0 {
 		k.armDeadlineLocked(c, time.Duration(req.TimeoutMS)*time.Millisecond)

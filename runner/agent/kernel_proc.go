@@ -158,12 +158,31 @@ func (p *kproc) stop() {
 // ends the interpreter.
 func (p *kproc) readReports() {
 	defer close(p.reports)
-	r := newDriverReaderSize(p.interp.report, 64<<10)
+	r := newDriverReaderSize(Quiet(p.interp.report), 64<<10)
+	// Reports that arrive together (a cell's result and its end, say) have
+	// their frames written to the host together: one write from the
+	// sandbox and one wake of the host's reader instead of one per frame.
+	// Frames are held only while the next report is already read in full,
+	// so that nothing waits on the driver.
+	w := p.k.s.w
+	held := false
 	for {
+		if held && !r.ready() {
+			held = false
+			p.release(w)
+		}
 		rep, err := r.next()
 		if err != nil {
+			if held {
+				held = false
+				p.release(w)
+			}
 			p.end(err)
 			return
+		}
+		if !held && r.ready() {
+			held = true
+			w.Hold()
 		}
 		switch rep.Op {
 		case opReady:
@@ -177,6 +196,14 @@ func (p *kproc) readReports() {
 		case opAnswer:
 			p.onAnswer(rep)
 		}
+	}
+}
+
+// release writes the frames held for a burst of reports. A host that went
+// away is noticed by the frame loop; here it is only logged.
+func (p *kproc) release(w *wire.Writer) {
+	if err := w.Release(); err != nil {
+		p.k.log.Debug("forwarding held frames", "err", err)
 	}
 }
 

@@ -84,13 +84,3 @@ func (r *rawStream) hold() {
 }
 
 func (r *rawStream) release() { r.mu.Unlock() }
-
-// readFD reads the non-blocking descriptor fd once.
-func readFD(fd uintptr, b []byte) (int, error) {
-	for {
-		n, err := syscall.Read(int(fd), b)
-		if !errors.Is(err, syscall.EINTR) {
-			return n, err
-		}
-	}
-}

@@ -80,30 +80,79 @@ type Frame struct {
 	Payload []byte
 }
 
-// Writer writes frames; it is safe for concurrent use.
+// Writer writes frames; it is safe for concurrent use. Between Hold and
+// Release its frames are gathered and then written together, in one write
+// of the underlying writer.
 type Writer struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	held int    // Holds not yet released
+	buf  []byte // frames written while held
 }
 
 // NewWriter returns a Writer on w.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
-// Write sends one frame.
+// Write sends one frame. While the Writer is held, the frame joins the
+// others held and an error in writing them is Release's.
 func (w *Writer) Write(t Type, payload []byte) error {
 	if len(payload) > MaxPayload {
 		return fmt.Errorf("writing %c frame of %d bytes: %w", t, len(payload), ErrTooLarge)
 	}
-	// One write per frame: under gVisor every system call is expensive,
-	// and header and payload always travel together.
-	buf := make([]byte, headerSize+len(payload))
-	buf[0] = byte(t)
-	binary.BigEndian.PutUint32(buf[1:headerSize], uint32(len(payload)))
-	copy(buf[headerSize:], payload)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, err := w.w.Write(buf)
+	if w.held > 0 {
+		w.buf = appendFrame(w.buf, t, payload)
+		if len(w.buf) < heldKeep {
+			return nil
+		}
+		return w.flushLocked() // a long burst goes out in parts
+	}
+	_, err := w.w.Write(appendFrame(make([]byte, 0, headerSize+len(payload)), t, payload))
 	return err
+}
+
+// Hold gathers the frames written from now on until the matching Release.
+// It is meant for a burst of frames known to be ready, such as a cell's
+// last event and its end: one write instead of one per frame.
+func (w *Writer) Hold() {
+	w.mu.Lock()
+	w.held++
+	w.mu.Unlock()
+}
+
+// Release ends a Hold; the last one writes the frames gathered.
+func (w *Writer) Release() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held == 0 {
+		return nil
+	}
+	w.held--
+	if w.held > 0 || len(w.buf) == 0 {
+		return nil
+	}
+	return w.flushLocked()
+}
+
+func (w *Writer) flushLocked() error {
+	_, err := w.w.Write(w.buf)
+	if cap(w.buf) > 2*heldKeep {
+		w.buf = nil
+	} else {
+		w.buf = w.buf[:0]
+	}
+	return err
+}
+
+// heldKeep is how many bytes of held frames a Writer gathers before it
+// writes them out anyway.
+const heldKeep = 64 << 10
+
+func appendFrame(b []byte, t Type, payload []byte) []byte {
+	b = append(b, byte(t), 0, 0, 0, 0)
+	binary.BigEndian.PutUint32(b[len(b)-4:], uint32(len(payload)))
+	return append(b, payload...)
 }
 
 // Reader decodes frames. It is not safe for concurrent use.
