@@ -77,6 +77,13 @@ func (s *server) awaitRestoredPool(ctx context.Context, l lang, timeout time.Dur
 // readyStartKinds counts how the server's live sandboxes of language
 // name were made, from their bundles and runsc state.
 func (s *server) readyStartKinds(name string) (map[string]int, error) {
+	return s.startKinds(func(config []byte) bool { return bundleLanguage(config) == name })
+}
+
+// startKinds counts how the server's live sandboxes whose bundle config
+// match accepts were made, from their runsc state; a sandbox whose runsc
+// state is not written yet is an error (it is still starting).
+func (s *server) startKinds(match func(config []byte) bool) (map[string]int, error) {
 	ents, err := os.ReadDir(filepath.Join(s.state, "bundles"))
 	if err != nil {
 		return nil, err
@@ -84,12 +91,12 @@ func (s *server) readyStartKinds(name string) (map[string]int, error) {
 	kinds := map[string]int{}
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join(s.state, "bundles", e.Name(), "config.json"))
-		if err != nil || bundleLanguage(b) != name {
+		if err != nil || !match(b) {
 			continue
 		}
 		kind, err := startKindOf(filepath.Join(s.state, "runsc"), e.Name())
 		if err != nil {
-			return nil, err // still starting
+			return nil, err
 		}
 		kinds[kind]++
 	}

@@ -4,11 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
-
-	"github.com/paddock-dev/paddock/templates"
 )
 
 // memoryPhase pools every template of memTemplates on one server, the
@@ -40,13 +36,9 @@ func memoryPhase(ctx context.Context, o options, cg memCgroups, rep *report) (er
 // first fills by cold starts while the snapshot is built, so runs cycle
 // those out.
 func (s *server) awaitRestoredTemplate(ctx context.Context, name string, timeout time.Duration) error {
-	t, err := templates.Get(name)
+	t, l, err := templateLang(name)
 	if err != nil {
 		return err
-	}
-	l, ok := langByName(t.Language)
-	if !ok {
-		return fmt.Errorf("template %s: no bench language %q", name, t.Language)
 	}
 	if !t.Snapshot {
 		return s.awaitFull(ctx, name)
@@ -81,24 +73,7 @@ func (s *server) awaitRestoredTemplate(ctx context.Context, name string, timeout
 }
 
 // templateStartKinds counts how the server's live sandboxes of template
-// name were made, from their bundles and runsc state; a sandbox whose
-// runsc state is not written yet is an error (it is still starting).
+// name were made.
 func (s *server) templateStartKinds(name string) (map[string]int, error) {
-	ents, err := os.ReadDir(filepath.Join(s.state, "bundles"))
-	if err != nil {
-		return nil, err
-	}
-	kinds := map[string]int{}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(s.state, "bundles", e.Name(), "config.json"))
-		if err != nil || bundleTemplate(b) != name {
-			continue
-		}
-		kind, err := startKindOf(filepath.Join(s.state, "runsc"), e.Name())
-		if err != nil {
-			return nil, err
-		}
-		kinds[kind]++
-	}
-	return kinds, nil
+	return s.startKinds(func(config []byte) bool { return bundleTemplate(config) == name })
 }

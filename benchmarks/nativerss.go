@@ -13,8 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/paddock-dev/paddock/templates"
 )
 
 // The native RSS is what a template's interpreter holds in memory when it
@@ -86,13 +84,9 @@ func idlingProgram(language, warmup string) ([]string, error) {
 // resident memory of its interpreter idling after the warm-up.
 func nativeRSSPhase(ctx context.Context, o options, rep *report) error {
 	for _, name := range memTemplates {
-		t, err := templates.Get(name)
+		t, l, err := templateLang(name)
 		if err != nil {
 			return err
-		}
-		l, ok := langByName(t.Language)
-		if !ok {
-			return fmt.Errorf("template %s: no bench language %q", name, t.Language)
 		}
 		tail, err := idlingProgram(t.Language, t.Warmup)
 		if err != nil {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/paddock-dev/paddock/templates"
 )
 
 // lang is one language's probes and its native interpreter.
@@ -73,6 +76,19 @@ var langs = []lang{
 }
 
 // langByName returns the language called name.
+// templateLang is template name and the bench's language of it.
+func templateLang(name string) (templates.Template, lang, error) {
+	t, err := templates.Get(name)
+	if err != nil {
+		return templates.Template{}, lang{}, err
+	}
+	l, ok := langByName(t.Language)
+	if !ok {
+		return t, lang{}, fmt.Errorf("template %s: no bench language %q", name, t.Language)
+	}
+	return t, l, nil
+}
+
 func langByName(name string) (lang, bool) {
 	for _, l := range langs {
 		if l.name == name {

@@ -19,31 +19,20 @@ import (
 // poller.
 
 // readFD reads the non-blocking descriptor fd once.
-func readFD(fd uintptr, b []byte) (int, error) {
-	var p unsafe.Pointer
-	if len(b) > 0 {
-		p = unsafe.Pointer(&b[0])
-	}
-	for {
-		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(p), uintptr(len(b)))
-		switch {
-		case e == syscall.EINTR:
-			continue
-		case e != 0:
-			return -1, e
-		}
-		return int(n), nil
-	}
-}
+func readFD(fd uintptr, b []byte) (int, error) { return rawIO(syscall.SYS_READ, fd, b) }
 
 // writeFD writes to the non-blocking descriptor fd once.
-func writeFD(fd uintptr, b []byte) (int, error) {
+func writeFD(fd uintptr, b []byte) (int, error) { return rawIO(syscall.SYS_WRITE, fd, b) }
+
+// rawIO makes the read or write system call trap on fd and b, again if a
+// signal interrupted it.
+func rawIO(trap, fd uintptr, b []byte) (int, error) {
 	var p unsafe.Pointer
 	if len(b) > 0 {
 		p = unsafe.Pointer(&b[0])
 	}
 	for {
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(p), uintptr(len(b)))
+		n, _, e := syscall.RawSyscall(trap, fd, uintptr(p), uintptr(len(b)))
 		switch {
 		case e == syscall.EINTR:
 			continue
