@@ -86,14 +86,19 @@ const mib = 1 << 20
 
 // meanMB is the mean of field over the samples, in MiB.
 func (m memRow) meanMB(field func(memSample) uint64) float64 {
-	if len(m.Samples) == 0 {
+	return meanMiB(m.Samples, field)
+}
+
+// meanMiB is the mean of field over samples, in MiB; 0 for none.
+func meanMiB[S any](samples []S, field func(S) uint64) float64 {
+	if len(samples) == 0 {
 		return 0
 	}
 	var sum float64
-	for _, s := range m.Samples {
+	for _, s := range samples {
 		sum += float64(field(s))
 	}
-	return sum / float64(len(m.Samples)) / mib
+	return sum / float64(len(samples)) / mib
 }
 
 // idleMemory waits until s holds its pools full and idle, with no other

@@ -52,14 +52,7 @@ type procRSSSample struct {
 
 // meanMB is the mean of field over the samples, in MiB.
 func (n nativeRSS) meanMB(field func(procRSSSample) uint64) float64 {
-	if len(n.Samples) == 0 {
-		return 0
-	}
-	var sum float64
-	for _, s := range n.Samples {
-		sum += float64(field(s))
-	}
-	return sum / float64(len(n.Samples)) / mib
+	return meanMiB(n.Samples, field)
 }
 
 // vmRSSMB is the mean VmRSS in MiB: the figure targets are built on.
