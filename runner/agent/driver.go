@@ -32,7 +32,10 @@ var (
 // driverArgv is the interpreter's command line: the driver as inline code,
 // the warm-up code as its only argument. Node's internals are exposed for
 // the kernel's top-level await (node's own REPL transform), and its heap is
-// capped at heapMB MiB when that is set. With blob, node starts from that
+// capped at heapMB MiB when that is set. V8 gets one worker thread for its
+// background jobs instead of four: a sandbox has one CPU's quota, and each
+// thread is made at start and torn down at exit, which under gVisor costs
+// CPU every sandbox pays. With blob, node starts from that
 // startup snapshot, whose main function runs the driver given as its first
 // argument (templates/node_startup.js) as -e would.
 func driverArgv(language, interpreter, warmup string, heapMB int, blob string) ([]string, error) {
@@ -44,7 +47,7 @@ func driverArgv(language, interpreter, warmup string, heapMB int, blob string) (
 		if heapMB > 0 {
 			argv = append(argv, "--max-old-space-size="+strconv.Itoa(heapMB))
 		}
-		argv = append(argv, "--expose-internals")
+		argv = append(argv, "--expose-internals", "--v8-pool-size=1")
 		if blob != "" {
 			return append(argv, "--snapshot-blob", blob, "--", nodeDriver, warmup), nil
 		}

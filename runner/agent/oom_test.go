@@ -65,8 +65,8 @@ func TestDriverArgvHeap(t *testing.T) {
 		heapMB         int
 		want           []string // the arguments before the driver's code
 	}{
-		{name: "node with a ceiling", language: "node", heapMB: 313, want: []string{"/bin/node", "--max-old-space-size=313", "--expose-internals", "-e"}},
-		{name: "node without", language: "node", want: []string{"/bin/node", "--expose-internals", "-e"}},
+		{name: "node with a ceiling", language: "node", heapMB: 313, want: []string{"/bin/node", "--max-old-space-size=313", "--expose-internals", "--v8-pool-size=1", "-e"}},
+		{name: "node without", language: "node", want: []string{"/bin/node", "--expose-internals", "--v8-pool-size=1", "-e"}},
 		{name: "python", language: "python", want: []string{"/bin/python3", "-c"}},
 	}
 	for _, tt := range tests {

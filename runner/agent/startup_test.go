@@ -31,23 +31,23 @@ func TestNodeStartupSnapshot(t *testing.T) {
 		wantLog  string
 	}{
 		{name: "from the image's snapshot", dir: func(string) string { return imageStartupDir }, heapMB: 313,
-			wantArgv: "--max-old-space-size=313 --expose-internals --snapshot-blob --"},
+			wantArgv: "--max-old-space-size=313 --expose-internals --v8-pool-size=1 --snapshot-blob --"},
 		{name: "from the image's snapshot for V8's default heap", dir: func(string) string { return imageStartupDir },
-			wantArgv: "--expose-internals --snapshot-blob --"},
+			wantArgv: "--expose-internals --v8-pool-size=1 --snapshot-blob --"},
 		{name: "told of none", dir: func(string) string { return "" }, heapMB: 313,
-			wantArgv: "--max-old-space-size=313 --expose-internals -e --"},
+			wantArgv: "--max-old-space-size=313 --expose-internals --v8-pool-size=1 -e --"},
 		{name: "none for this heap ceiling", dir: func(string) string { return imageStartupDir }, heapMB: 100,
-			wantArgv: "--max-old-space-size=100 --expose-internals -e --", wantLog: "no node startup snapshot; starting without it"},
+			wantArgv: "--max-old-space-size=100 --expose-internals --v8-pool-size=1 -e --", wantLog: "no node startup snapshot; starting without it"},
 		{name: "missing", dir: func(dir string) string { return dir }, heapMB: 313,
-			wantArgv: "--max-old-space-size=313 --expose-internals -e --", wantLog: "no node startup snapshot; starting without it"},
+			wantArgv: "--max-old-space-size=313 --expose-internals --v8-pool-size=1 -e --", wantLog: "no node startup snapshot; starting without it"},
 		{name: "garbage", dir: func(dir string) string { return writeBlob(t, dir, 313, []byte("not a snapshot")) }, heapMB: 313,
-			wantArgv: "--max-old-space-size=313 --expose-internals -e --", wantLog: "node startup snapshot failed; starting without it"},
+			wantArgv: "--max-old-space-size=313 --expose-internals --v8-pool-size=1 -e --", wantLog: "node startup snapshot failed; starting without it"},
 		{name: "truncated", dir: func(dir string) string { return writeBlob(t, dir, 313, imageBlob(t, 313)[:1<<20]) }, heapMB: 313,
-			wantArgv: "--max-old-space-size=313 --expose-internals -e --", wantLog: "node startup snapshot failed; starting without it"},
+			wantArgv: "--max-old-space-size=313 --expose-internals --v8-pool-size=1 -e --", wantLog: "node startup snapshot failed; starting without it"},
 		{name: "bytes flipped", dir: func(dir string) string { return writeBlob(t, dir, 313, flipped(imageBlob(t, 313))) }, heapMB: 313,
-			wantArgv: "--max-old-space-size=313 --expose-internals -e --", wantLog: "node startup snapshot failed; starting without it"},
+			wantArgv: "--max-old-space-size=313 --expose-internals --v8-pool-size=1 -e --", wantLog: "node startup snapshot failed; starting without it"},
 		{name: "built for another heap ceiling", dir: func(dir string) string { return writeBlob(t, dir, 313, imageBlob(t, 0)) }, heapMB: 313,
-			wantArgv: "--max-old-space-size=313 --expose-internals -e --", wantLog: "node startup snapshot failed; starting without it"},
+			wantArgv: "--max-old-space-size=313 --expose-internals --v8-pool-size=1 -e --", wantLog: "node startup snapshot failed; starting without it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
