@@ -112,15 +112,24 @@ func sessionTailPhase(ctx context.Context, o options, w io.Writer) error {
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(w, "\nSession tail: python `x + 1` over HTTP, %d cells each; loaded = while %d clients stream one-shot print(1); load average %s", tailOpt.n, tailOpt.clients, load)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "binary\tidle p50 ms\tidle p99 ms\tthrottled/periods\tloaded p50 ms\tloaded p99 ms\tthrottled/periods\tloaded p99 ÷ idle p99\tone-shots/s\tkernel shares, burst µs\t")
+	fmt.Fprintln(tw, "binary\tidle p50 ms\tidle p99 ms\tthrottled/periods\tloaded p50 ms\tloaded p99 ms\tthrottled/periods\tloaded p99 ÷ idle p99\tloaded for s\tone-shots/s\trefused\tkernel shares, burst µs\t")
 	for _, r := range res {
 		i99, l99 := percentile(r.idle, 0.99), percentile(r.loaded, 0.99)
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%d/%d\t%.2f\t%.2f\t%d/%d\t%.1f\t%.2f\t%s, %s\t\n", r.binary,
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%d/%d\t%.2f\t%.2f\t%d/%d\t%.1f\t%.1f\t%.2f\t%d\t%s, %s\t\n", r.binary,
 			msOf(percentile(r.idle, 0.5)), msOf(i99), r.idleCPU.throttled, r.idleCPU.periods,
 			msOf(percentile(r.loaded, 0.5)), msOf(l99), r.loadedCPU.throttled, r.loadedCPU.periods,
-			float64(l99)/float64(i99), float64(r.oneShots)/r.loadedFor.Seconds(), r.kernelShares, r.kBurst)
+			float64(l99)/float64(i99), r.loadedFor.Seconds(), float64(r.oneShots)/r.loadedFor.Seconds(), r.oneShotBusy,
+			r.kernelShares, r.kBurst)
 	}
-	return tw.Flush()
+	// The loaded cells take about as long as the one-shots beside them:
+	// a window of a second or two holds a few restores at most, and its
+	// p99 swings with where they fall. More cells (--session-tail) make
+	// the window longer.
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "loaded for: how long the loaded cells took; one-shots/s: runs that ended in that window; refused: 429/503 answers to the streaming clients over the whole phase")
+	return err
 }
 
 // measureTail starts a pooled Python server from o.paddock and measures
