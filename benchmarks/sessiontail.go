@@ -30,7 +30,7 @@ var tailOpt struct {
 }
 
 func init() {
-	flag.IntVar(&tailOpt.n, "session-tail", 300, "session `x + 1` cells per condition in the session tail phase: idle, then while one-shots stream (0: skip)")
+	flag.IntVar(&tailOpt.n, "session-tail", 3000, "session `x + 1` cells per condition in the session tail phase: idle, then while one-shots stream (0: skip)")
 	flag.IntVar(&tailOpt.clients, "session-tail-clients", 4, "one-shot clients streaming `print(1)` during the loaded session cells")
 	flag.IntVar(&tailOpt.rounds, "session-tail-rounds", 1, "rounds of the session tail phase; each round measures every binary once")
 	flag.StringVar(&tailOpt.before, "session-tail-before", "", "another paddock binary (an earlier build) measured in the session tail phase in alternation with --paddock, for a before/after in one run; a paddock-agent beside it is its agent")
