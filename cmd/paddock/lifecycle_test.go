@@ -19,8 +19,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/paddock-dev/paddock/pool"
 )
 
 // The server's lifecycle around runs in flight.
@@ -74,7 +72,7 @@ func TestE2EClientDisconnectCancelsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	victim := awaitInFlight(t, e.runsc, e.cfg.StateDir, 1)[0]
-	if s := pythonStats(e); s.InUse != 1 {
+	if s := statsOf(e, "python"); s.InUse != 1 {
 		t.Fatalf("with the run's code running the python pool has %d in use, want 1: %+v", s.InUse, s)
 	}
 	conn.Close()
@@ -90,19 +88,10 @@ func TestE2EClientDisconnectCancelsRun(t *testing.T) {
 	}
 	t.Logf("sandbox destroyed %v after the client left", time.Since(dropped).Round(time.Millisecond))
 	e.gone(t, victim)
-	if s := pythonStats(e); s.InUse != 0 {
+	if s := statsOf(e, "python"); s.InUse != 0 {
 		t.Errorf("python pool has %d in use after the cancelled run, want 0", s.InUse)
 	}
 	e.healthy(t)
-}
-
-func pythonStats(e *e2e) pool.Stats {
-	for _, s := range e.st.Pool.Stats() {
-		if s.Template == "python" {
-			return s
-		}
-	}
-	return pool.Stats{}
 }
 
 // paddockProc is `paddock serve` running as a child process.

@@ -35,20 +35,11 @@ func (e *e2e) createSession(t *testing.T, body map[string]any) createdSession {
 	return s
 }
 
-func templateStats(e *e2e, name string) pool.Stats {
-	for _, s := range e.st.Pool.Stats() {
-		if s.Template == name {
-			return s
-		}
-	}
-	return pool.Stats{}
-}
-
 // premadeSession waits for a kernel-ready sandbox of lang and opens a
 // session on it.
 func (e *e2e) premadeSession(t *testing.T, lang string) createdSession {
 	t.Helper()
-	waitStats(t, e, lang+" kernel ready", func(pool.Stats) bool { return templateStats(e, lang).KernelsReady == 1 })
+	waitStats(t, e, lang+" kernel ready", func(pool.Stats) bool { return statsOf(e, lang).KernelsReady == 1 })
 	s := e.createSession(t, map[string]any{"language": lang})
 	if s.Start != "kernel" || !s.Warm || s.Timing.KernelMS != 0 {
 		t.Fatalf("session %+v, want start kernel, warm, kernel_ms 0", s)
@@ -150,7 +141,7 @@ func TestE2EPremadeKernelFallback(t *testing.T) {
 	if b.Start == "kernel" || b.Timing.KernelMS <= 0 {
 		t.Fatalf("second session %+v, want one that opened its own kernel", b)
 	}
-	if s := templateStats(e, "python"); s.KernelMisses != 1 || s.KernelHits != 1 || s.KernelsReady != 0 {
+	if s := statsOf(e, "python"); s.KernelMisses != 1 || s.KernelHits != 1 || s.KernelsReady != 0 {
 		t.Errorf("kernel misses, hits, ready = %d, %d, %d; want 1, 1, 0", s.KernelMisses, s.KernelHits, s.KernelsReady)
 	}
 	for _, id := range []string{a.ID, b.ID} {

@@ -40,9 +40,9 @@ func (e *e2e) runStarted(t *testing.T, lang, code string) startedRun {
 func waitStats(t *testing.T, e *e2e, what string, cond func(pool.Stats) bool) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
-	for !cond(pythonStats(e)) {
+	for !cond(statsOf(e, "python")) {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s: %+v", what, pythonStats(e))
+			t.Fatalf("timed out waiting for %s: %+v", what, statsOf(e, "python"))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -54,7 +54,7 @@ func waitStats(t *testing.T, e *e2e, what string, cond func(pool.Stats) bool) {
 // runs differ too.
 func TestE2ESnapshotWarmPool(t *testing.T) {
 	e := newE2E(t)
-	if s := pythonStats(e); s.Snapshot != "ready" || s.Restores == 0 {
+	if s := statsOf(e, "python"); s.Snapshot != "ready" || s.Restores == 0 {
 		t.Fatalf("python pool %+v, want it filled from a ready snapshot", s)
 	}
 	r := e.runStarted(t, "python", "import sys\nprint('pandas' in sys.modules, 'matplotlib.pyplot' in sys.modules)\nimport pandas\nprint(pandas.__version__)")
@@ -122,14 +122,14 @@ func TestE2ESnapshotLostAndCorrupt(t *testing.T) {
 		}},
 	}
 	for _, b := range breakers {
-		failures := pythonStats(e).RestoreFailures
+		failures := statsOf(e, "python").RestoreFailures
 		b.spoil(t, image())
 		r := e.runStarted(t, "python", "print(6 * 7)")
 		if r.Start != "cold" || r.Stdout != "42\n" {
 			t.Fatalf("%s image: run %+v, want a cold start that works", b.name, r)
 		}
 		e.healthy(t)
-		if s := pythonStats(e); s.RestoreFailures != failures+1 {
+		if s := statsOf(e, "python"); s.RestoreFailures != failures+1 {
 			t.Errorf("%s image: %d restore failures, want %d", b.name, s.RestoreFailures, failures+1)
 		}
 		waitStats(t, e, "the rebuilt snapshot", func(s pool.Stats) bool { return s.Snapshot == "ready" })

@@ -64,17 +64,13 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 	// on it once it has read the limits, and the driver waits for that, so
 	// that the program's end does not change the limits before they are
 	// read (see interpreter.hints). It is closed when the program is over.
-	delivered := writeSoon(s.interp.ctl, body)
+	delivered := soon(len(body), func() { s.interp.ctl.Write(body) })
 	defer s.interp.ctl.Close()
 	hints := s.interp.hints(probe.read, func() {
 		<-delivered
 		s.interp.ctl.Write([]byte{1})
 	})
-	if len(req.Stdin) <= pipeAtomic {
-		deliver(s.interp.stdin, req.Stdin)
-	} else {
-		go deliver(s.interp.stdin, req.Stdin)
-	}
+	soon(len(req.Stdin), func() { deliver(s.interp.stdin, req.Stdin) })
 	stopTimer := func() bool { return false }
 	if req.TimeoutMS > 0 {
 		timer := time.AfterFunc(time.Duration(req.TimeoutMS)*time.Millisecond, func() {
@@ -175,22 +171,22 @@ func (s *session) killAll() {
 	}
 }
 
-// writeSoon writes b to f, a fresh pipe, and returns a channel closed once
-// it is written. A frame that fits the empty pipe whole (pipeAtomic) is
-// written before it returns, never waiting on the reader: under
-// gVisor a goroutine started for it costs a thread wake, a few hundred
-// microseconds of a warm run. A larger one is written by a goroutine, as
-// the reader may take it in pieces.
-func writeSoon(f *os.File, b []byte) <-chan struct{} {
+// soon runs write, which writes n bytes to a fresh pipe, and returns a
+// channel closed once it is done. Bytes that fit the empty pipe whole
+// (pipeAtomic) are written before it returns, as such a write never waits
+// on the reader: under gVisor a goroutine started for it costs a thread
+// wake, a few hundred microseconds of a warm run. More are written by a
+// goroutine, as the reader may take them in pieces.
+func soon(n int, write func()) <-chan struct{} {
 	done := make(chan struct{})
-	if len(b) <= pipeAtomic {
-		f.Write(b)
+	if n <= pipeAtomic {
+		write()
 		close(done)
 		return done
 	}
 	go func() {
 		defer close(done)
-		f.Write(b)
+		write()
 	}()
 	return done
 }
