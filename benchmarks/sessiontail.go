@@ -77,6 +77,10 @@ type tailResult struct {
 	oneShotBusy          int
 	loadedFor            time.Duration
 	kernelShares, kBurst string
+	// Run-queue wait (runQueue) over each condition's cells, summed over
+	// the kernel sandbox's threads and over the server's.
+	idleWait, loadedWait       time.Duration
+	idleSrvWait, loadedSrvWait time.Duration
 }
 
 // cpuCgroupRoot holds the gVisor sandboxes' cgroups in the cpu hierarchy.
@@ -112,14 +116,16 @@ func sessionTailPhase(ctx context.Context, o options, w io.Writer) error {
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(w, "\nSession tail: python `x + 1` over HTTP, %d cells each; loaded = while %d clients stream one-shot print(1); load average %s", tailOpt.n, tailOpt.clients, load)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "binary\tidle p50 ms\tidle p99 ms\tthrottled/periods\tloaded p50 ms\tloaded p99 ms\tthrottled/periods\tloaded p99 ÷ idle p99\tloaded for s\tone-shots/s\trefused\tkernel shares, burst µs\t")
+	fmt.Fprintln(tw, "binary\tidle p50 ms\tidle p99 ms\tthrottled/periods\tloaded p50 ms\tloaded p99 ms\tthrottled/periods\tloaded p99 ÷ idle p99\tloaded for s\tone-shots/s\trefused\tkernel shares, burst µs\trun-queue wait µs/cell: kernel idle, loaded\tserver idle, loaded\t")
 	for _, r := range res {
 		i99, l99 := percentile(r.idle, 0.99), percentile(r.loaded, 0.99)
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%d/%d\t%.2f\t%.2f\t%d/%d\t%.1f\t%.1f\t%.2f\t%d\t%s, %s\t\n", r.binary,
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%d/%d\t%.2f\t%.2f\t%d/%d\t%.1f\t%.1f\t%.2f\t%d\t%s, %s\t%.0f, %.0f\t%.0f, %.0f\t\n", r.binary,
 			msOf(percentile(r.idle, 0.5)), msOf(i99), r.idleCPU.throttled, r.idleCPU.periods,
 			msOf(percentile(r.loaded, 0.5)), msOf(l99), r.loadedCPU.throttled, r.loadedCPU.periods,
 			float64(l99)/float64(i99), r.loadedFor.Seconds(), float64(r.oneShots)/r.loadedFor.Seconds(), r.oneShotBusy,
-			r.kernelShares, r.kBurst)
+			r.kernelShares, r.kBurst,
+			perCell(r.idleWait, len(r.idle)), perCell(r.loadedWait, len(r.loaded)),
+			perCell(r.idleSrvWait, len(r.idle)), perCell(r.loadedSrvWait, len(r.loaded)))
 	}
 	// The loaded cells take about as long as the one-shots beside them:
 	// a window of a second or two holds a few restores at most, and its
@@ -128,7 +134,7 @@ func sessionTailPhase(ctx context.Context, o options, w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "loaded for: how long the loaded cells took; one-shots/s: runs that ended in that window; refused: 429/503 answers to the streaming clients over the whole phase")
+	_, err := fmt.Fprintln(w, "loaded for: how long the loaded cells took; one-shots/s: runs that ended in that window; refused: 429/503 answers to the streaming clients over the whole phase; run-queue wait: time the threads of the session's sandbox (Sentry, gofer, stubs) and of the server spent runnable but waiting for a CPU (/proc/<tid>/schedstat), summed over threads, per cell")
 	return err
 }
 
@@ -181,6 +187,7 @@ func measureTail(ctx context.Context, o options) (r tailResult, err error) {
 	if err != nil {
 		return r, err
 	}
+	rq0, srv0 := s.runQueues(), s.serverRunQueue()
 	for range tailOpt.n {
 		d, err := exec("x + 1")
 		if err != nil {
@@ -192,10 +199,13 @@ func measureTail(ctx context.Context, o options) (r tailResult, err error) {
 	if err != nil {
 		return r, err
 	}
+	rq1, srv1 := s.runQueues(), s.serverRunQueue()
 	kernel, st, err := busiest(before, after)
 	if err != nil {
 		return r, err
 	}
+	r.idleWait = rq1[filepath.Base(kernel)].since(rq0[filepath.Base(kernel)])
+	r.idleSrvWait = srv1.since(srv0)
 	r.idleCPU = st
 	r.kernelShares, r.kBurst = readTrim(kernel, "cpu.shares"), readTrim(kernel, "cpu.cfs_burst_us")
 
@@ -239,6 +249,8 @@ func measureTail(ctx context.Context, o options) (r tailResult, err error) {
 		if err != nil {
 			return err
 		}
+		k0, _ := cgroupRunQueue(kernel)
+		srv0 := s.serverRunQueue()
 		for range tailOpt.n {
 			d, err := exec("x + 1")
 			if err != nil {
@@ -248,12 +260,36 @@ func measureTail(ctx context.Context, o options) (r tailResult, err error) {
 		}
 		s1, err := readCPUStat(kernel)
 		r.loadedCPU = s1.sub(s0)
+		k1, _ := cgroupRunQueue(kernel)
+		r.loadedWait, r.loadedSrvWait = k1.since(k0), s.serverRunQueue().since(srv0)
 		return err
 	}()
 	r.loadedFor, r.oneShots, r.oneShotBusy = time.Since(begin), int(done.Load()-n0), int(busy.Load())
 	stop()
 	wg.Wait()
 	return r, errors.Join(err, streamErr)
+}
+
+// runQueues reads the run-queue wait of the threads of each of the
+// server's own sandbox cgroups; one it cannot read is left out.
+func (s *server) runQueues() map[string]runQueue {
+	out := map[string]runQueue{}
+	byLang, _ := sandboxCgroups(cpuCgroupRoot, s.state)
+	for _, ids := range byLang {
+		for _, id := range ids {
+			if rq, err := cgroupRunQueue(filepath.Join(cpuCgroupRoot, id)); err == nil {
+				out[id] = rq
+			}
+		}
+	}
+	return out
+}
+
+// serverRunQueue reads the run-queue wait of the server's threads (none
+// when it cannot).
+func (s *server) serverRunQueue() runQueue {
+	rq, _ := processRunQueue(s.cmd.Process.Pid)
+	return rq
 }
 
 // cpuStats reads cpu.stat of the server's own sandbox cgroups.
@@ -290,6 +326,14 @@ func busiest(before, after map[string]cpuStat) (string, cpuStat, error) {
 		return "", cpuStat{}, fmt.Errorf("no sandbox cgroup of this server under %s", cpuCgroupRoot)
 	}
 	return filepath.Join(cpuCgroupRoot, best), bestSt, nil
+}
+
+// perCell is d spread over n cells, in microseconds.
+func perCell(d time.Duration, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(d.Microseconds()) / float64(n)
 }
 
 func readTrim(dir, name string) string {
