@@ -90,6 +90,7 @@ func TestMetricsAfterRuns(t *testing.T) {
 		`paddock_pool_ceiling{template="python"}`,
 		`paddock_pool_starting{template="python"}`,
 		`paddock_pool_waiting{template="python"}`,
+		`paddock_start_budget`,
 		`paddock_pool_restores_total{template="python"}`,
 		`paddock_pool_cold_starts_total{template="python"}`,
 		`paddock_pool_restore_failures_total{template="python"}`,

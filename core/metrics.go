@@ -126,6 +126,8 @@ var (
 		{newPoolDesc("paddock_pool_kernel_hits_total", "Sessions that took a sandbox with its kernel already open."), func(s pool.Stats) float64 { return float64(s.KernelHits) }},
 		{newPoolDesc("paddock_pool_kernel_misses_total", "Sessions that found no kernel-ready sandbox and opened their kernel themselves."), func(s pool.Stats) float64 { return float64(s.KernelMisses) }},
 	}
+	startBudgetDesc = prometheus.NewDesc("paddock_start_budget",
+		"Sandbox starts that may run at once now: the start budget, or the smaller busy budget while a session's cell runs.", nil, nil)
 	poolSnapshotDesc = prometheus.NewDesc("paddock_pool_snapshot_state",
 		"State of the template's snapshot: 1 for the current state, 0 for the others.", []string{"template", "state"}, nil)
 )
@@ -152,9 +154,11 @@ func (pc poolCollector) Describe(ch chan<- *prometheus.Desc) {
 		ch <- d.desc
 	}
 	ch <- poolSnapshotDesc
+	ch <- startBudgetDesc
 }
 
 func (pc poolCollector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(startBudgetDesc, prometheus.GaugeValue, float64(pc.p.StartBudget()))
 	for _, st := range pc.p.Stats() {
 		for _, d := range poolGauges {
 			ch <- prometheus.MustNewConstMetric(d.desc, prometheus.GaugeValue, d.value(st), st.Template)

@@ -83,7 +83,10 @@ func (m *Manager) Execute(ctx context.Context, owner, id string, o ExecuteOption
 	}
 
 	req := runner.ExecuteRequest{Code: o.Code, Timeout: timeout, Env: o.Env, MaxOutput: m.cfg.MaxOutput, Input: o.Input}
+	// While the cell runs, sandbox starts yield to it (pool.CellBegin).
+	cellEnd := m.pool.CellBegin()
 	x.ExecuteResult, err = m.run(ctx, s, req, events)
+	cellEnd()
 	if err != nil {
 		return x, err
 	}

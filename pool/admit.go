@@ -17,7 +17,9 @@ import (
 // waits there for one of MaxRuns run slots. Refills take a start slot
 // only while no request waits, and at most MaxRefills and at most
 // StartBudget-1 of them at once (unless the budget is one slot), so that
-// a refill never holds the last slot: one is always a request's. A ticket not served within QueueDeadline fails with
+// a refill never holds the last slot: one is always a request's. While a
+// session's cell runs, the budget shrinks to BusyStartBudget (busy.go).
+// A ticket not served within QueueDeadline fails with
 // ErrSaturated and a retry delay taken from the rate requests were served
 // at recently.
 const (
@@ -131,7 +133,7 @@ func (m *Manager) canServeLocked(t *ticket) bool {
 	if t.run && m.runs >= m.cfg.MaxRuns {
 		return false
 	}
-	return (!t.custom && m.hasReadyLocked(t.tp)) || m.starts < m.cfg.StartBudget
+	return (!t.custom && m.hasReadyLocked(t.tp)) || m.starts < m.startBudgetLocked()
 }
 
 // serveLocked gives t a ready sandbox if one is live, else a start slot.
@@ -154,11 +156,12 @@ func (m *Manager) serveLocked(t *ticket) {
 // refillRoomLocked reports whether a refill may take a start slot now:
 // only while no request waits, and never the budget's every slot.
 func (m *Manager) refillRoomLocked() bool {
+	budget := m.startBudgetLocked()
 	limit := m.cfg.MaxRefills
-	if m.cfg.StartBudget > 1 {
-		limit = min(limit, m.cfg.StartBudget-1)
+	if budget > 1 {
+		limit = min(limit, budget-1)
 	}
-	return m.queue.len() == 0 && m.refills < limit && m.starts < m.cfg.StartBudget
+	return m.queue.len() == 0 && m.refills < limit && m.starts < budget
 }
 
 // hasReadyLocked reports whether tp has a ready sandbox, dropping (and

@@ -70,12 +70,22 @@ type Config struct {
 	// MaxRefills caps concurrent pool refills (starts or restores off the
 	// request path), within StartBudget.
 	MaxRefills int
+	// BusyStartBudget caps the starts running at once, within StartBudget,
+	// while a session's cell runs and for BusyHold after the last one ends
+	// (see CellBegin). Zero means no cap.
+	BusyStartBudget int
+	// BusyHold is how long the cap outlasts the last cell, so that cells
+	// sent back to back keep it between them.
+	BusyHold time.Duration
+	// BusyCellMax is how long a running cell keeps the cap; zero means
+	// for as long as it runs.
+	BusyCellMax time.Duration
 }
 
 // withDefaults validates c and returns a copy with defaults filled in.
 func (c Config) withDefaults() (Config, error) {
 	if c.MaxRuns < 0 || c.StartBudget < 0 || c.QueueDeadline < 0 || c.StartTimeout < 0 ||
-		c.MaxSandboxes < 0 || c.MemoryBudget < 0 || c.MaxRefills < 0 {
+		c.MaxSandboxes < 0 || c.MemoryBudget < 0 || c.MaxRefills < 0 || c.BusyStartBudget < 0 || c.BusyHold < 0 || c.BusyCellMax < 0 {
 		return Config{}, errors.New("pool config: negative limit")
 	}
 	if c.MaxRuns == 0 {

@@ -60,9 +60,15 @@ type Manager struct {
 	// starts), the requests and the fillers waiting for them, and the
 	// rate requests were served at.
 	runs, starts, refills int
-	queue                 fairQueue
-	refillWait            []chan struct{}
-	served                serveRate
+	// Cells running in sessions, and whether the cap of BusyStartBudget
+	// still holds after the last (busy.go); holdGen tells the latest hold's
+	// timer from older ones.
+	cells      int
+	holding    bool
+	holdGen    uint64
+	queue      fairQueue
+	refillWait []chan struct{}
+	served     serveRate
 }
 
 // tpool is one template's state. Fields below wake are guarded by

@@ -42,6 +42,12 @@ type config struct {
 	MaxRuns      int
 	// StartBudget caps the sandbox starts running at once (0: two per CPU).
 	StartBudget int
+	// BusyStartBudget caps them while a session's cell runs and for
+	// BusyHold after (0: no cap).
+	BusyStartBudget int
+	BusyHold        time.Duration
+	// BusyCellMax is how long one running cell keeps that cap.
+	BusyCellMax time.Duration
 	// QueueDeadline bounds a request's wait for a sandbox; past it: 503.
 	QueueDeadline time.Duration
 	MaxSessions   int
@@ -122,6 +128,9 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxRefills, "max-refills", 1, "concurrent pool refills (starts or restores off the request path)")
 	fs.IntVar(&c.MaxRuns, "max-runs", 16, "concurrent one-shot runs")
 	fs.IntVar(&c.StartBudget, "start-budget", 0, "sandbox starts (restores and boots, for the pools and for requests) running at once (0: two per CPU)")
+	fs.IntVar(&c.BusyStartBudget, "busy-start-budget", 1, "sandbox starts running at once while a session's cell runs and for --busy-hold after the last one, so that restores do not crowd live cells off the CPUs (0: no cap beyond --start-budget)")
+	fs.DurationVar(&c.BusyHold, "busy-hold", 100*time.Millisecond, "how long --busy-start-budget outlasts the last running cell, so that cells sent back to back keep it")
+	fs.DurationVar(&c.BusyCellMax, "busy-cell-max", 2*time.Second, "how long one running cell keeps --busy-start-budget; a longer cell stops counting, so that a long computation does not slow other requests' starts for its whole length (0: for as long as it runs)")
 	fs.DurationVar(&c.QueueDeadline, "queue-deadline", pool.DefaultQueueDeadline,
 		"longest a request waits for a sandbox (and a run slot); past it the answer is 503 saturated with Retry-After")
 	fs.IntVar(&c.MaxSessions, "max-sessions", 64, "open sessions; beyond it creating one answers 429")
@@ -209,6 +218,9 @@ func (c *config) Validate() error {
 	}
 	if c.StartBudget < 0 || c.QueueDeadline < 100*time.Millisecond {
 		errs = append(errs, errors.New("--start-budget must be at least 0 and --queue-deadline at least 100ms"))
+	}
+	if c.BusyStartBudget < 0 || c.BusyHold < 0 || c.BusyHold > time.Minute || c.BusyCellMax < 0 {
+		errs = append(errs, errors.New("--busy-start-budget and --busy-cell-max must be at least 0 and --busy-hold between 0 and 1m"))
 	}
 	if c.MaxRefills < 1 || c.MaxSandboxes < 0 || c.PoolMemoryMB < -1 {
 		errs = append(errs, errors.New("--max-refills must be at least 1, --max-sandboxes and --pool-memory-mb at least 0"))

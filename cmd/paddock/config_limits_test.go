@@ -24,6 +24,10 @@ func TestConfigMaxLimits(t *testing.T) {
 		{name: "start budget and queue deadline", flags: []string{"--start-budget=3", "--queue-deadline=100ms"}},
 		{name: "negative start budget", flags: []string{"--start-budget=-1"}, wantErr: "--start-budget must be at least 0 and --queue-deadline at least 100ms"},
 		{name: "short queue deadline", flags: []string{"--queue-deadline=99ms"}, wantErr: "--start-budget must be at least 0 and --queue-deadline at least 100ms"},
+		{name: "busy start budget and hold", flags: []string{"--busy-start-budget=0", "--busy-hold=0"}},
+		{name: "negative busy start budget", flags: []string{"--busy-start-budget=-1"}, wantErr: "--busy-start-budget and --busy-cell-max must be at least 0 and --busy-hold between 0 and 1m"},
+		{name: "negative busy cell max", flags: []string{"--busy-cell-max=-1s"}, wantErr: "--busy-start-budget and --busy-cell-max must be at least 0 and --busy-hold between 0 and 1m"},
+		{name: "long busy hold", flags: []string{"--busy-hold=61s"}, wantErr: "--busy-start-budget and --busy-cell-max must be at least 0 and --busy-hold between 0 and 1m"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -164,13 +164,16 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 		return nil, err
 	}
 	p, err := pool.New(rt, pool.Config{
-		Templates:     poolTemplates,
-		MaxRuns:       cfg.MaxRuns,
-		MaxSandboxes:  cfg.MaxSandboxes,
-		MemoryBudget:  budget,
-		MaxRefills:    cfg.MaxRefills,
-		StartBudget:   cfg.StartBudget,
-		QueueDeadline: cfg.QueueDeadline,
+		Templates:       poolTemplates,
+		MaxRuns:         cfg.MaxRuns,
+		MaxSandboxes:    cfg.MaxSandboxes,
+		MemoryBudget:    budget,
+		MaxRefills:      cfg.MaxRefills,
+		StartBudget:     cfg.StartBudget,
+		BusyStartBudget: cfg.BusyStartBudget,
+		BusyHold:        cfg.BusyHold,
+		BusyCellMax:     cfg.BusyCellMax,
+		QueueDeadline:   cfg.QueueDeadline,
 	}, logger)
 	if err != nil {
 		return nil, err
