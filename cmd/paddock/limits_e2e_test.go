@@ -3,10 +3,13 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // limitedRun is the part of a run response these tests look at.
@@ -63,7 +66,6 @@ func TestE2ERunLimits(t *testing.T) {
 		reason    string
 		stdout    string // exact, unless empty
 		stderrHas string
-		check     func(t *testing.T, stdout string)
 	}{
 		{name: "memory 128 MiB, 200 MB allocated", lang: "python", code: alloc200MB,
 			limits: map[string]any{"memory_mb": 128}, reason: "oom"},
@@ -93,15 +95,6 @@ func TestE2ERunLimits(t *testing.T) {
 			reason: "ok", stdout: "wrote\n"},
 		{name: "open files 64, open until refused", lang: "python", code: openUntilRefused,
 			limits: map[string]any{"open_files": 64}, reason: "ok", stdout: "True True 24\n"},
-		// Observed: 0.28 to 0.43 at a quarter of a core, 0.93 with the
-		// template's one. Only the upper bound is checked: a busy host
-		// lowers both.
-		{name: "cpus 0.25, spinning", lang: "python", code: cpuShare,
-			limits: map[string]any{"cpus": 0.25}, reason: "ok", check: func(t *testing.T, stdout string) {
-				if share, err := strconv.ParseFloat(strings.TrimSpace(stdout), 64); err != nil || share > 0.7 {
-					t.Errorf("the program got %q of a core under a limit of 0.25, want at most 0.7", stdout)
-				}
-			}},
 		// The minima are viable: each language starts and runs at all of
 		// them at once (in 2 to 8 s, for the quarter of a core).
 		{name: "python at every minimum", lang: "python", code: "print(6*7)",
@@ -128,9 +121,6 @@ func TestE2ERunLimits(t *testing.T) {
 			if !strings.Contains(r.Stderr, tc.stderrHas) {
 				t.Errorf("stderr %q lacks %q", r.Stderr, tc.stderrHas)
 			}
-			if tc.check != nil {
-				tc.check(t, r.Stdout)
-			}
 			// A template-limits run takes the pool, or a restore when the
 			// pool has not refilled yet; an overridden one never does.
 			wantStarts := []string{"pool", "restore"}
@@ -144,6 +134,34 @@ func TestE2ERunLimits(t *testing.T) {
 		})
 	}
 
+	// The share the program reads inside gVisor is not the host's: the
+	// Sentry counts a task as running while the host has throttled or
+	// preempted it (0.28-0.43 read on a quiet host, 0.71 on a busy one).
+	// So the quota is checked where it is enforced, in the sandbox's host
+	// cgroup, sampled while the program spins.
+	t.Run("cpus 0.25, spinning", func(t *testing.T) {
+		w := watchQuota(t, 25000)
+		code, r := e.runLimited(t, map[string]any{"language": "python", "code": cpuShare, "limits": map[string]any{"cpus": 0.25}})
+		s := w.stop()
+		t.Logf("reason %s, start %s, share read inside %q; host cgroup: %d µs of CPU in %d periods, throttled in %d",
+			r.Reason, r.Start, strings.TrimSpace(r.Stdout), s.usedUS, s.periods, s.throttled)
+		if code != http.StatusOK || r.Reason != "ok" || r.Start != "cold" {
+			t.Fatalf("HTTP %d reason %q start %q, want 200 ok cold", code, r.Reason, r.Start)
+		}
+		if !s.found {
+			t.Skip("no cgroup v1 cpu hierarchy with the sandbox's quota on this host")
+		}
+		// Each read of the period count and the usage is a moment apart:
+		// one period's quota of slack.
+		if s.periods < 2 || s.throttled == 0 {
+			t.Errorf("the sandbox's cgroup showed %d periods, %d throttled, while the program spun: want the quota to have bitten", s.periods, s.throttled)
+		}
+		if allowed := (s.periods + 1) * 25000; s.usedUS > allowed {
+			t.Errorf("the sandbox used %d µs of CPU in %d periods: over its quota of 25000 µs a period", s.usedUS, s.periods)
+		}
+		e.gone(t, r.SandboxID)
+	})
+
 	t.Run("over the maximum", func(t *testing.T) {
 		code, r := e.runLimited(t, map[string]any{"language": "python", "code": "print(1)", "limits": map[string]any{"memory_mb": 4096}})
 		if code != http.StatusBadRequest || r.Code != "invalid_request" ||
@@ -152,4 +170,117 @@ func TestE2ERunLimits(t *testing.T) {
 		}
 	})
 	e.healthy(t)
+}
+
+// quotaWatch samples the host cgroup of the first sandbox that appears
+// with a given CFS quota, until stopped.
+type quotaWatch struct {
+	done chan struct{}
+	res  chan quotaSample
+}
+
+// quotaSample is what a quotaWatch saw while the sandbox was throttled.
+type quotaSample struct {
+	found                      bool
+	usedUS, periods, throttled int64
+}
+
+// cpuRead is one read of a cgroup's usage (ns) and CFS counters.
+type cpuRead struct{ usage, periods, throttled int64 }
+
+// watchQuota starts sampling, every few milliseconds, the cgroup v1 cpu
+// and cpuacct directories of the first sandbox under
+// /sys/fs/cgroup/cpu/paddock that appears after the call with
+// cpu.cfs_quota_us == quotaUS. It measures from the first read that finds
+// the sandbox throttled to the last read at which it had been throttled
+// again: a stretch in which it always wanted the CPU, so that every
+// period in it counts (a period in which the group only woke now and
+// then, as while booting or exiting, is not counted in nr_periods).
+func watchQuota(t *testing.T, quotaUS int64) *quotaWatch {
+	t.Helper()
+	const root = "/sys/fs/cgroup/cpu/paddock"
+	before := map[string]bool{}
+	dirs, _ := filepath.Glob(root + "/*")
+	for _, d := range dirs {
+		before[d] = true
+	}
+	w := &quotaWatch{done: make(chan struct{}), res: make(chan quotaSample, 1)}
+	go func() {
+		var (
+			s          quotaSample
+			dir        string
+			first, end cpuRead
+			prev       cpuRead
+			measuring  bool
+		)
+		defer func() {
+			if measuring {
+				s.usedUS, s.periods, s.throttled = (end.usage-first.usage)/1000, end.periods-first.periods, end.throttled-first.throttled
+			}
+			w.res <- s
+		}()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-w.done:
+				return
+			case <-tick.C:
+			}
+			if dir == "" {
+				dirs, _ := filepath.Glob(root + "/*")
+				for _, d := range dirs {
+					q, err := os.ReadFile(filepath.Join(d, "cpu.cfs_quota_us"))
+					if !before[d] && err == nil && strings.TrimSpace(string(q)) == strconv.FormatInt(quotaUS, 10) {
+						dir, s.found = d, true
+						break
+					}
+				}
+				continue
+			}
+			r, ok := readCPU(dir)
+			switch {
+			case !ok:
+				return // the sandbox is gone: the last read stands
+			case !measuring && r.throttled > 0:
+				measuring, first, end = true, r, r
+			case measuring && r.throttled > prev.throttled:
+				end = r
+			}
+			prev = r
+		}
+	}()
+	return w
+}
+
+// readCPU reads cpu.stat in the cgroup v1 cpu directory dir and
+// cpuacct.usage in its cpuacct twin.
+func readCPU(dir string) (cpuRead, bool) {
+	var r cpuRead
+	b, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
+	if err != nil {
+		return r, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		n, _ := strconv.ParseInt(v, 10, 64)
+		switch k {
+		case "nr_periods":
+			r.periods = n
+		case "nr_throttled":
+			r.throttled = n
+		}
+	}
+	u, err := os.ReadFile(filepath.Join(strings.Replace(dir, "/cpu/", "/cpuacct/", 1), "cpuacct.usage"))
+	if err != nil {
+		return r, false
+	}
+	r.usage, err = strconv.ParseInt(strings.TrimSpace(string(u)), 10, 64)
+	return r, err == nil
+}
+
+// stop ends the sampling and returns what it saw.
+func (w *quotaWatch) stop() quotaSample {
+	close(w.done)
+	return <-w.res
 }
