@@ -3,7 +3,6 @@ package kernels_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
@@ -15,27 +14,9 @@ import (
 // the kernel has ended it.
 func TestRunningCellCapsStarts(t *testing.T) {
 	rt := &runnertest.Runtime{}
-	p, err := pool.New(rt, pool.Config{Templates: []pool.Template{{Name: "python", Spec: runner.Spec{Language: "python"}}},
-		StartBudget: 4, BusyStartBudget: 1}, nil)
-	if err != nil {
-		t.Fatalf("pool.New: %v", err)
-	}
-	p.Start()
-	m, err := kernels.New(p, kernels.Config{}, nil)
-	if err != nil {
-		t.Fatalf("kernels.New: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := m.Close(ctx); err != nil {
-			t.Errorf("kernels Close: %v", err)
-		}
-		if err := p.Close(ctx); err != nil {
-			t.Errorf("pool Close: %v", err)
-		}
-	})
-	f := &fixture{m: m, rt: rt, pool: p}
+	f := newFixtureWith(t, rt, pool.Config{Templates: []pool.Template{{Name: "python", Spec: runner.Spec{Language: "python"}}},
+		StartBudget: 4, BusyStartBudget: 1}, kernels.Config{})
+	p := f.pool
 	info := f.create(t, "", kernels.CreateOptions{})
 	k := f.kernel(t, info)
 	if got := p.StartBudget(); got != 4 {

@@ -46,10 +46,16 @@ type fixture struct {
 // closes both at cleanup, checking that no sandbox leaked.
 func newFixture(t *testing.T, rt *runnertest.Runtime, cfg kernels.Config) *fixture {
 	t.Helper()
-	p, err := pool.New(rt, pool.Config{Templates: []pool.Template{
+	return newFixtureWith(t, rt, pool.Config{Templates: []pool.Template{
 		{Name: "python", Spec: runner.Spec{Language: "python"}},
 		{Name: "node", Spec: runner.Spec{Language: "node"}},
-	}}, nil)
+	}}, cfg)
+}
+
+// newFixtureWith is newFixture over a pool configured by pc.
+func newFixtureWith(t *testing.T, rt *runnertest.Runtime, pc pool.Config, cfg kernels.Config) *fixture {
+	t.Helper()
+	p, err := pool.New(rt, pc, nil)
 	if err != nil {
 		t.Fatalf("pool.New: %v", err)
 	}

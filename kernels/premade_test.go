@@ -1,9 +1,7 @@
 package kernels_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
@@ -15,32 +13,9 @@ import (
 // the python template.
 func newPremadeFixture(t *testing.T, rt *runnertest.Runtime) *fixture {
 	t.Helper()
-	p, err := pool.New(rt, pool.Config{Templates: []pool.Template{
+	return newFixtureWith(t, rt, pool.Config{Templates: []pool.Template{
 		{Name: "python", Spec: runner.Spec{Language: "python", Limits: runner.Limits{CPUs: 1}}, Kernels: 1},
-	}}, nil)
-	if err != nil {
-		t.Fatalf("pool.New: %v", err)
-	}
-	p.Start()
-	c := &clock{now: t0}
-	m, err := kernels.New(p, kernels.Config{Now: c.Now}, nil)
-	if err != nil {
-		t.Fatalf("kernels.New: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := m.Close(ctx); err != nil {
-			t.Errorf("kernels Close: %v", err)
-		}
-		if err := p.Close(ctx); err != nil {
-			t.Errorf("pool Close: %v", err)
-		}
-		if live := rt.Live(); live != 0 {
-			t.Errorf("Live after Close = %d, want 0", live)
-		}
-	})
-	return &fixture{m: m, rt: rt, pool: p, clock: c}
+	}}, kernels.Config{})
 }
 
 func (f *fixture) kernelReady() bool {

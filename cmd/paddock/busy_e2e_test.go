@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -23,39 +21,17 @@ func TestE2ELiveCellCapsStarts(t *testing.T) {
 		t.Fatalf("start budget with no cell running = %d, want 3", got)
 	}
 
-	b, _ := json.Marshal(map[string]any{"code": "print('spinning', flush=True)\nwhile True: pass", "timeout_ms": 30000})
-	req, _ := http.NewRequest("POST", e.srv.URL+"/v1/sessions/"+id+"/execute", strings.NewReader(string(b)))
-	req.Header.Set("Accept", "application/x-ndjson")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	reason := ""
-	for sc.Scan() && reason == "" {
-		var ev struct{ Type, Text, Reason string }
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("bad NDJSON line %q", sc.Text())
+	reason := e.interruptRunawayAfter(t, id, "print('spinning', flush=True)\nwhile True: pass", func() {
+		if got := e.st.Pool.StartBudget(); got != 1 {
+			t.Errorf("start budget while a cell runs = %d, want 1", got)
 		}
-		switch {
-		case ev.Type == "stdout" && ev.Text == "spinning\n":
-			if got := e.st.Pool.StartBudget(); got != 1 {
-				t.Errorf("start budget while a cell runs = %d, want 1", got)
-			}
-			if m := e.metrics(t); !strings.Contains(m, "\npaddock_start_budget 1\n") {
-				t.Errorf("/metrics while a cell runs has no `paddock_start_budget 1`:\n%s", grepLines(m, "paddock_start_budget"))
-			}
-			if code, r := e.post(t, map[string]any{"language": "python", "code": "print(6 * 7)"}); code != http.StatusOK || r.Stdout != "42\n" {
-				t.Errorf("one-shot beside the running cell: HTTP %d %+v, want 200 and 42", code, r)
-			}
-			if code, raw := e.do(t, "POST", "/v1/sessions/"+id+"/interrupt", nil, ""); code >= 300 {
-				t.Fatalf("interrupt: HTTP %d %s", code, raw)
-			}
-		case ev.Type == "end":
-			reason = ev.Reason
+		if m := e.metrics(t); !strings.Contains(m, "\npaddock_start_budget 1\n") {
+			t.Errorf("/metrics while a cell runs has no `paddock_start_budget 1`:\n%s", grepLines(m, "paddock_start_budget"))
 		}
-	}
+		if code, r := e.post(t, map[string]any{"language": "python", "code": "print(6 * 7)"}); code != http.StatusOK || r.Stdout != "42\n" {
+			t.Errorf("one-shot beside the running cell: HTTP %d %+v, want 200 and 42", code, r)
+		}
+	})
 	if reason != "interrupted" {
 		t.Fatalf("the cell ended with reason %q, want interrupted", reason)
 	}

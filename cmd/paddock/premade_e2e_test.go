@@ -51,6 +51,13 @@ func (e *e2e) premadeSession(t *testing.T, lang string) createdSession {
 // it once the line arrives, and returns the end event's reason.
 func (e *e2e) interruptRunaway(t *testing.T, id, code string) string {
 	t.Helper()
+	return e.interruptRunawayAfter(t, id, code, nil)
+}
+
+// interruptRunawayAfter is interruptRunaway that calls running (unless
+// nil) once the line has arrived, before the interrupt.
+func (e *e2e) interruptRunawayAfter(t *testing.T, id, code string, running func()) string {
+	t.Helper()
 	b, _ := json.Marshal(map[string]any{"code": code, "timeout_ms": 30000})
 	req, _ := http.NewRequest("POST", e.srv.URL+"/v1/sessions/"+id+"/execute", strings.NewReader(string(b)))
 	req.Header.Set("Accept", "application/x-ndjson")
@@ -67,6 +74,9 @@ func (e *e2e) interruptRunaway(t *testing.T, id, code string) string {
 			t.Fatalf("bad NDJSON line %q", sc.Text())
 		}
 		if ev.Type == "stdout" && ev.Text == "spinning\n" && !sent {
+			if running != nil {
+				running()
+			}
 			if code, raw := e.do(t, "POST", "/v1/sessions/"+id+"/interrupt", nil, ""); code >= 300 {
 				t.Fatalf("interrupt: HTTP %d %s", code, raw)
 			}
