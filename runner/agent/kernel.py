@@ -355,7 +355,7 @@ def without_kernel(tb):
 def describe(e):
     import linecache
     import traceback
-    on_linecache(linecache)
+    sync_linecache(linecache)
     seen, todo = set(), [e]
     while todo:
         x = todo.pop()
@@ -403,14 +403,28 @@ def leave(e):
 
 
 cells = {}  # filename → source of every cell, for tracebacks
+latest = None  # the filename of the cell remembered last
 
 
 def remember(filename, code):
     # Tracebacks show the cells' lines through linecache, once anything has
-    # imported it (traceback, warnings…).
+    # imported it (traceback, warnings…). A cell adds its own lines; the
+    # others are there already unless the cache was cleared (sync_linecache),
+    # so a cell costs the same in the ten-thousandth cell as in the first.
+    global latest
     cells[filename] = code
     lc = sys.modules.get('linecache')
     if lc is not None:
+        sync_linecache(lc)
+        cache_cell(lc, filename, code)
+    latest = filename
+
+
+def sync_linecache(lc):
+    # Every cell's lines in lc's cache. Only clearcache() removes them (its
+    # checkcache() keeps entries without a file), and it removes them all:
+    # the latest cell's missing means all are.
+    if latest is not None and latest not in lc.cache:
         on_linecache(lc)
 
 
@@ -429,7 +443,11 @@ def interrupt(seq):
 def on_linecache(lc):
     for filename, code in cells.items():
         if filename not in lc.cache:
-            lc.cache[filename] = (len(code), None, code.splitlines(True), filename)
+            cache_cell(lc, filename, code)
+
+
+def cache_cell(lc, filename, code):
+    lc.cache[filename] = (len(code), None, code.splitlines(True), filename)
 
 
 def run_cell(msg):
