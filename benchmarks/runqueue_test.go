@@ -26,7 +26,7 @@ func TestRunQueueCountsThreadsPresentInBoth(t *testing.T) {
 		t.Fatalf("before = %v, want 10:1000 and 11:2000 (12 unparsable, 13 missing)", before)
 	}
 	write("10", "900 4000 9\n")
-	write("14", "100 7000 1\n") // started in between: its whole wait is not this window's
+	write("14", "100 7000 1\n")                      // started in between: its whole wait is not this window's
 	after := readRunQueue(dir, []string{"10", "14"}) // 11 ended in between
 	if got, want := after.since(before), 3000*time.Nanosecond; got != want {
 		t.Fatalf("since = %v, want %v", got, want)

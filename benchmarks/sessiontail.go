@@ -77,6 +77,7 @@ type tailResult struct {
 	oneShotBusy          int
 	loadedFor            time.Duration
 	kernelShares, kBurst string
+	kernelCPUs           string // its cpuset
 	// Run-queue wait (runQueue) over each condition's cells, summed over
 	// the kernel sandbox's threads and over the server's.
 	idleWait, loadedWait       time.Duration
@@ -116,14 +117,14 @@ func sessionTailPhase(ctx context.Context, o options, w io.Writer) error {
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(w, "\nSession tail: python `x + 1` over HTTP, %d cells each; loaded = while %d clients stream one-shot print(1); load average %s", tailOpt.n, tailOpt.clients, load)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "binary\tidle p50 ms\tidle p99 ms\tthrottled/periods\tloaded p50 ms\tloaded p99 ms\tthrottled/periods\tloaded p99 ÷ idle p99\tloaded for s\tone-shots/s\trefused\tkernel shares, burst µs\trun-queue wait µs/cell: kernel idle, loaded\tserver idle, loaded\t")
+	fmt.Fprintln(tw, "binary\tidle p50 ms\tidle p99 ms\tthrottled/periods\tloaded p50 ms\tloaded p99 ms\tthrottled/periods\tloaded p99 ÷ idle p99\tloaded for s\tone-shots/s\trefused\tkernel shares, burst µs, CPUs\trun-queue wait µs/cell: kernel idle, loaded\tserver idle, loaded\t")
 	for _, r := range res {
 		i99, l99 := percentile(r.idle, 0.99), percentile(r.loaded, 0.99)
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%d/%d\t%.2f\t%.2f\t%d/%d\t%.1f\t%.1f\t%.2f\t%d\t%s, %s\t%.0f, %.0f\t%.0f, %.0f\t\n", r.binary,
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%d/%d\t%.2f\t%.2f\t%d/%d\t%.1f\t%.1f\t%.2f\t%d\t%s, %s, %s\t%.0f, %.0f\t%.0f, %.0f\t\n", r.binary,
 			msOf(percentile(r.idle, 0.5)), msOf(i99), r.idleCPU.throttled, r.idleCPU.periods,
 			msOf(percentile(r.loaded, 0.5)), msOf(l99), r.loadedCPU.throttled, r.loadedCPU.periods,
 			float64(l99)/float64(i99), r.loadedFor.Seconds(), float64(r.oneShots)/r.loadedFor.Seconds(), r.oneShotBusy,
-			r.kernelShares, r.kBurst,
+			r.kernelShares, r.kBurst, r.kernelCPUs,
 			perCell(r.idleWait, len(r.idle)), perCell(r.loadedWait, len(r.loaded)),
 			perCell(r.idleSrvWait, len(r.idle)), perCell(r.loadedSrvWait, len(r.loaded)))
 	}
@@ -208,6 +209,7 @@ func measureTail(ctx context.Context, o options) (r tailResult, err error) {
 	r.idleSrvWait = srv1.since(srv0)
 	r.idleCPU = st
 	r.kernelShares, r.kBurst = readTrim(kernel, "cpu.shares"), readTrim(kernel, "cpu.cfs_burst_us")
+	r.kernelCPUs = readTrim(strings.Replace(kernel, "/cpu/", "/cpuset/", 1), "cpuset.cpus")
 
 	// Loaded: the clients stream one-shots back to back; the cells start
 	// once every client has finished one run, so that the pool is drained

@@ -64,7 +64,7 @@ func (s *Conn) OpenKernel(ctx context.Context, opts runner.KernelOptions) (runne
 	}
 	if s.hooks.Interactive != nil {
 		if err := s.hooks.Interactive(); err != nil {
-			s.log.Warn("kernel keeps the batch CPU weight", "sandbox_id", s.id, "error", err)
+			s.log.Warn("kernel keeps some of the batch CPU treatment", "sandbox_id", s.id, "error", err)
 		}
 	}
 	k := &kernel{s: s, pending: map[uint64]chan wire.Ack{}, lost: make(chan struct{})}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,6 +41,13 @@ func testCPU(t *testing.T, e Env) {
 	}
 	want("kernel", "cpu.shares", 16384)
 	want("kernel", "cpu.cfs_burst_us", 100000)
+	// On a host of two CPUs or more the kernel keeps to one: its quota's.
+	cpuset := filepath.Join(ocispec.CgroupRoot, "cpuset", e.Cgroup(sb.ID()))
+	if b, err := os.ReadFile(filepath.Join(cpuset, "cpuset.cpus")); err == nil && runtime.NumCPU() > 1 {
+		if got := strings.TrimSpace(string(b)); strings.ContainsAny(got, ",-") {
+			t.Errorf("kernel: cpuset.cpus = %q, want one CPU", got)
+		}
+	}
 	quota := cgroupInt(t, cpu, "cpu.cfs_quota_us")
 	if quota != 100000 {
 		t.Fatalf("cpu.cfs_quota_us = %d, want 100000 (1 CPU, the default)", quota)

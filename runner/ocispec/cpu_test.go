@@ -46,6 +46,77 @@ func TestInteractiveWritesWeightAndBurstV2(t *testing.T) {
 	}
 }
 
+func TestInteractivePinsV1(t *testing.T) {
+	root := t.TempDir()
+	for _, h := range []string{"cpu", "cpuset"} {
+		if err := os.MkdirAll(filepath.Join(root, h, "paddock", "pd-1"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cpuset := filepath.Join(root, "cpuset", "paddock", "pd-1")
+	if err := os.WriteFile(filepath.Join(cpuset, "cpuset.effective_cpus"), []byte("0-3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Interactive(root, "/paddock/pd-1", runner.Limits{CPUs: 1.5}); err != nil {
+		t.Fatal(err)
+	}
+	// 1.5 CPUs of quota: two CPUs, whichever two the round robin gives.
+	got := readFile(t, filepath.Join(cpuset, "cpuset.cpus"))
+	if cpus, err := parseCPUList(got); err != nil || len(cpus) != 2 {
+		t.Errorf("cpuset.cpus = %q, want two of 0-3", got)
+	}
+}
+
+func TestInteractivePinsV2WhereCpusetIsOn(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "paddock", "pd-1")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range map[string]string{"cpu.max": "100000 100000\n", "cpuset.cpus.effective": "0-1\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Interactive(root, "/paddock/pd-1", runner.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(dir, "cpuset.cpus")); got != "0" && got != "1" {
+		t.Errorf("cpuset.cpus = %q, want one of 0-1", got)
+	}
+}
+
+func TestPinCPUs(t *testing.T) {
+	for _, tt := range []struct {
+		allowed string
+		n       int
+		seq     uint64
+		want    string
+	}{
+		{"0-1", 1, 0, "1"},
+		{"0-1", 1, 1, "0"},
+		{"0-1", 1, 2, "1"},
+		{"0-3", 1, 0, "3"},
+		{"0-3", 1, 3, "0"},
+		{"0-3", 2, 0, "2,3"},
+		{"0-3", 2, 3, "0,3"}, // wraps: 0, then 3
+		{"0,2,4-5", 1, 1, "4"},
+		{"0-1", 2, 0, ""}, // nothing to narrow
+		{"3", 1, 0, ""},
+		{"0-3", 0, 0, "3"}, // at least one CPU
+	} {
+		got, err := PinCPUs(tt.allowed, tt.n, tt.seq)
+		if err != nil || got != tt.want {
+			t.Errorf("PinCPUs(%q, %d, %d) = %q, %v; want %q", tt.allowed, tt.n, tt.seq, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "a", "3-1", "-1", "1-x"} {
+		if got, err := PinCPUs(bad, 1, 0); err == nil {
+			t.Errorf("PinCPUs(%q) = %q, want an error", bad, got)
+		}
+	}
+}
+
 func TestInteractiveWithoutCgroup(t *testing.T) {
 	err := Interactive(t.TempDir(), "/paddock/pd-gone", runner.Limits{})
 	if !errors.Is(err, fs.ErrNotExist) {
