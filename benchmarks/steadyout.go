@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// The DESIGN targets the steady phase checks.
+// The targets the steady phase checks (docs/architecture.md).
 const (
 	targetRawRatio  = 2.0 // Paddock runs/s ≥ 2× raw runsc run + delete at the same clients
 	targetCPUPerRun = 0.3 // ≤ 0.3 host CPU-seconds per run
@@ -123,7 +123,7 @@ func printSteady(w io.Writer, points []steadyPoint) {
 		}
 	}
 
-	fmt.Fprintln(w, "\n== steady state against the targets (DESIGN: ≥ 2× raw, ≤ 0.3 host CPU-s per run, ≥ 0.9× own peak at 16 clients) ==")
+	fmt.Fprintln(w, "\n== steady state against the targets (docs/architecture.md: ≥ 2× raw, ≤ 0.3 host CPU-s per run, ≥ 0.9× own peak at 16 clients) ==")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "template\tclients\tpaddock runs/s\traw runs/s\tpaddock ÷ raw\t≥ 2× raw\tp50 ÷ raw p50\tCPU-s/run\t≤ 0.3\t÷ own peak\t≥ 0.9× peak\t")
 	for _, v := range steadyVerdicts(points) {
