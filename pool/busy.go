@@ -50,15 +50,14 @@ func (m *Manager) cellOver(c *cell) {
 	if m.cells > 0 {
 		return
 	}
-	if m.cfg.BusyHold <= 0 {
-		m.holding = false
-		m.dispatchLocked()
+	if m.cfg.BusyHold > 0 {
+		m.holding = true
+		m.holdGen++
+		gen := m.holdGen
+		time.AfterFunc(m.cfg.BusyHold, func() { m.holdEnded(gen) })
 		return
 	}
-	m.holding = true
-	m.holdGen++
-	gen := m.holdGen
-	time.AfterFunc(m.cfg.BusyHold, func() { m.holdEnded(gen) })
+	m.dispatchLocked()
 }
 
 // holdEnded lifts the cap if hold gen is still the latest and no cell
