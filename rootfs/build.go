@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paddock-dev/paddock/internal/filelock"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,13 +23,13 @@ func (b *Builder) buildLocked(ctx context.Context, t templates.Template) (Image,
 		return Image{}, fmt.Errorf("creating image cache: %w", err)
 	}
 	name := imageName(t)
-	unlock, err := lockFile(ctx, filepath.Join(b.imagesDir(), name+".lock"), func() {
+	lock, err := filelock.Acquire(ctx, filepath.Join(b.imagesDir(), name+".lock"), filelock.Exclusive, func() {
 		newProgress(b.Progress, "[rootfs "+t.Name+"] ").printf("waiting for another build of %s", name)
 	})
 	if err != nil {
 		return Image{}, err
 	}
-	defer unlock()
+	defer lock.Release()
 	img, err := b.Lookup(t)
 	if !errors.Is(err, ErrNotBuilt) {
 		return img, err

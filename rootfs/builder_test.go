@@ -3,6 +3,7 @@ package rootfs
 import (
 	"context"
 	"errors"
+	"github.com/paddock-dev/paddock/internal/filelock"
 	"os"
 	"path/filepath"
 	"slices"
@@ -231,7 +232,7 @@ func TestEnsureWaitsForAnotherProcess(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(b.CacheDir, "rootfs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := lockFile(t.Context(), filepath.Join(b.CacheDir, "rootfs/node-c1a941c18a51253d.lock"), nil)
+	lock, err := filelock.Acquire(t.Context(), filepath.Join(b.CacheDir, "rootfs/node-c1a941c18a51253d.lock"), filelock.Exclusive, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestEnsureWaitsForAnotherProcess(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(image, "rootfs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	unlock()
+	lock.Release()
 	if err := <-done; err != nil {
 		t.Fatalf("Ensure: %v", err)
 	}

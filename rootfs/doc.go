@@ -11,6 +11,7 @@
 // The Debian mirror is read from the host's apt configuration unless the
 // Builder names one.
 //
-// rootfs imports templates and the standard library only. It must not import
-// runner, pool, kernels, api or cmd; only cmd (and benchmarks) wire it in.
+// rootfs imports templates, internal/filelock (a leaf on the standard
+// library) and the standard library only. It must not import runner, pool,
+// kernels, api or cmd; only cmd (and benchmarks) wire it in.
 package rootfs
