@@ -96,6 +96,10 @@ type tpool struct {
 	restores        uint64
 	colds           uint64
 	restoreFailures uint64
+	// strikes counts restores failed in a row; kept is an image whose
+	// failure Drop left in place because another server uses it.
+	strikes int
+	kept    string
 
 	// custom counts the sandboxes in use that were started with other
 	// limits than the template's (also counted in inUse, from the moment
@@ -186,7 +190,10 @@ func (m *Manager) make(ctx context.Context, tp *tpool, onDemand bool) (runner.Sa
 		sb, err := m.snap.Restore(rctx, img)
 		cancel()
 		if err == nil && sb != nil {
-			m.count(tp, &tp.restores)
+			m.mu.Lock()
+			tp.restores++
+			tp.strikes = 0
+			m.mu.Unlock()
 			return sb, StartRestore, nil
 		}
 		if ctx.Err() != nil || m.ctx.Err() != nil {

@@ -55,6 +55,12 @@ func (m *Manager) keepSnapshot(tp *tpool) {
 			log.Info("snapshot works again", "failures", fails)
 		}
 		fails = 0
+		if d := m.pauseBeforeReuse(tp, img); d > 0 {
+			log.Info("the image that failed to restore is still used by another server; restoring from it again after a pause", "key", img.Key, "retry_in", d)
+			if m.wait(m.ctx, d) != nil {
+				return
+			}
+		}
 		m.setSnapshot(tp, snapReady, img)
 		if img.Built {
 			log.Info("snapshot built", "key", img.Key, "took", img.BuildTime.Round(time.Millisecond), "mib", img.Bytes>>20)
@@ -83,12 +89,29 @@ func (m *Manager) image(tp *tpool) (runner.Snapshot, bool) {
 	return tp.img, tp.snap == snapReady
 }
 
+// pauseBeforeReuse is how long to cold-start before restoring again from
+// img, when img is the image that just failed to restore and another
+// server kept it in place: the failure may have been passing (a timeout
+// on a loaded machine) or the image may be broken for everyone, so the
+// pause grows with the failures in a row until a restore works.
+func (m *Manager) pauseBeforeReuse(tp *tpool, img runner.Snapshot) time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if img.Built || img.Path != tp.kept || tp.strikes == 0 {
+		return 0
+	}
+	tp.kept = ""
+	return min(snapBackoffMin<<min(tp.strikes-1, 10), snapBackoffMax)
+}
+
 // restoreFailed retires img after a failed restore: it is dropped from the
-// runtime's cache (unless already gone) and rebuilt. Only the first
-// failure of an image is logged; later ones just count.
+// runtime's cache (unless already gone, or still used by another server
+// sharing the cache) and rebuilt. Only the first failure of an image is
+// logged; later ones just count.
 func (m *Manager) restoreFailed(tp *tpool, img runner.Snapshot, err error) {
 	m.mu.Lock()
 	tp.restoreFailures++
+	tp.strikes++
 	current := tp.snap == snapReady && tp.img.Path == img.Path
 	if current {
 		tp.snap, tp.img = snapBuilding, runner.Snapshot{}
@@ -102,7 +125,13 @@ func (m *Manager) restoreFailed(tp *tpool, img runner.Snapshot, err error) {
 		log.Warn("snapshot image is gone; cold-starting until it is rebuilt", "error", err)
 	} else {
 		log.Warn("restoring the snapshot failed; dropping it and cold-starting until it is rebuilt", "error", err)
-		if derr := m.snap.Drop(img); derr != nil {
+		switch derr := m.snap.Drop(img); {
+		case errors.Is(derr, runner.ErrSnapshotInUse):
+			log.Info("another server still restores from the image; left in place", "error", derr)
+			m.mu.Lock()
+			tp.kept = img.Path
+			m.mu.Unlock()
+		case derr != nil:
 			log.Warn("dropping the broken snapshot failed", "error", derr)
 		}
 	}

@@ -24,7 +24,9 @@ type Snapshotter interface {
 	// when the image is gone from disk.
 	Restore(ctx context.Context, img Snapshot) (Sandbox, error)
 	// Drop removes img from the cache, so that the next Snapshot of its
-	// spec builds it again. For an image that failed to restore.
+	// spec builds it again. For an image that failed to restore. An image
+	// another process still restores from is left in place, and Drop
+	// returns ErrSnapshotInUse: the next Snapshot finds it again.
 	Drop(img Snapshot) error
 }
 
@@ -47,3 +49,7 @@ type Snapshot struct {
 
 // ErrSnapshotMissing means a snapshot image is no longer on disk.
 var ErrSnapshotMissing = errors.New("snapshot image missing")
+
+// ErrSnapshotInUse means Drop left an image in place because another
+// process sharing the snapshot directory still restores from it.
+var ErrSnapshotInUse = errors.New("snapshot image still in use by another process")

@@ -11,12 +11,11 @@ import (
 // network namespace its gofers share (`--network=none`), a bind mount.
 const nullNetNS = "null-netns"
 
-// Close releases what the runtime leaves on the host beyond its
-// sandboxes: runsc's pinned null network namespace under the root, which
-// otherwise stays mounted after the server exits and keeps the state
-// directory from being removed (EBUSY). Call it once every sandbox is
-// destroyed; a later Start pins the namespace again.
-func (rt *Runtime) Close() error {
+// closeNetNS unmounts runsc's pinned null network namespace under the
+// root, which otherwise stays mounted after the server exits and keeps the
+// state directory from being removed (EBUSY). Close calls it; a later
+// Start pins the namespace again.
+func (rt *Runtime) closeNetNS() error {
 	path := filepath.Join(rt.runsc.Root, nullNetNS)
 	// Concurrent creates may have stacked several mounts on the path.
 	for range 64 {

@@ -2,5 +2,5 @@
 
 package runsc
 
-// Close does nothing where runsc does not run.
-func (rt *Runtime) Close() error { return nil }
+// closeNetNS does nothing where runsc does not run.
+func (rt *Runtime) closeNetNS() error { return nil }

@@ -45,6 +45,7 @@ type Runtime struct {
 	bundles  string
 	log      *slog.Logger
 	digests
+	inUse imageLocks
 }
 
 var (
@@ -86,6 +87,14 @@ func New(cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("installing agent: %w", err)
 	}
 	return rt, nil
+}
+
+// Close releases what the runtime holds beyond its sandboxes: its use
+// locks on snapshot images and runsc's null network namespace. Call it
+// once every sandbox is destroyed.
+func (rt *Runtime) Close() error {
+	rt.releaseImages()
+	return rt.closeNetNS()
 }
 
 // Runsc exposes the wrapper, for doctor checks and orphan cleanup.

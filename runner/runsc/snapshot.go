@@ -13,9 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/paddock-dev/paddock/internal/filelock"
 	"github.com/paddock-dev/paddock/runner"
 	"github.com/paddock-dev/paddock/runner/ocispec"
 )
@@ -73,15 +73,15 @@ func (rt *Runtime) Snapshot(ctx context.Context, spec runner.Spec) (runner.Snaps
 	if err := os.MkdirAll(rt.cfg.SnapshotDir, 0o700); err != nil {
 		return img, err
 	}
-	unlock, err := lockFile(ctx, dir+".lock")
+	lock, err := filelock.Acquire(ctx, dir+".lock", filelock.Exclusive, nil)
 	if err != nil {
 		return img, err
 	}
-	defer unlock()
+	defer lock.Release()
 
 	if size, err := imageSize(dir); err == nil {
 		img.Bytes = size
-		return img, nil
+		return img, rt.holdImage(dir)
 	}
 	// Builds of this key that died halfway (the lock is ours now).
 	if stale, _ := filepath.Glob(filepath.Join(rt.cfg.SnapshotDir, ".build-"+filepath.Base(dir)+"-*")); len(stale) > 0 {
@@ -96,31 +96,49 @@ func (rt *Runtime) Snapshot(ctx context.Context, spec runner.Spec) (runner.Snaps
 	}
 	img.Built, img.BuildTime, img.Bytes = true, time.Since(begin), size
 	rt.log.Info("snapshot built", "template", name, "key", key, "took", img.BuildTime.Round(time.Millisecond), "bytes", size)
+	if err := rt.holdImage(dir); err != nil {
+		return img, err
+	}
 	rt.pruneSnapshots(name, dir)
 	return img, nil
 }
 
 // pruneSnapshots removes the template's images of other keys, built from
 // inputs that have since changed, so that upgrades do not pile images up.
-// An image whose lock is held (being built) is left alone.
+// An image being built (its lock is held) or restored from by any server
+// sharing the directory (its use lock is held) is left alone: an older
+// version of Paddock may still be serving from it.
 func (rt *Runtime) pruneSnapshots(name, keep string) {
 	others, _ := filepath.Glob(filepath.Join(rt.cfg.SnapshotDir, name+"-*"))
 	for _, d := range others {
-		if d == keep || strings.HasSuffix(d, ".lock") || !isKeyDir(filepath.Base(d), name) {
+		if d == keep || !isKeyDir(filepath.Base(d), name) {
 			continue
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel() // one try: never wait for another build
-		unlock, err := lockFile(ctx, d+".lock")
-		if err != nil {
-			continue
-		}
-		if err := os.RemoveAll(d); err == nil {
-			_ = os.Remove(d + ".lock")
+		rt.releaseImage(d) // this runtime has moved on from it too
+		gone, err := removeUnused(d)
+		switch {
+		case err != nil:
+			rt.log.Warn("removing an outdated snapshot failed", "template", name, "path", d, "error", err)
+		case gone:
 			rt.log.Info("removed an outdated snapshot", "template", name, "path", d)
 		}
-		unlock()
 	}
+}
+
+// removeUnused removes the image at dir if nobody builds or uses it now,
+// without waiting for anyone.
+func removeUnused(dir string) (removed bool, err error) {
+	build, ok, err := filelock.TryAcquire(dir+".lock", filelock.Exclusive)
+	if err != nil || !ok {
+		return false, err
+	}
+	defer build.Release()
+	use, ok, err := filelock.TryAcquire(dir+".use", filelock.Exclusive)
+	if err != nil || !ok {
+		return false, err
+	}
+	defer use.Release()
+	return true, os.RemoveAll(dir)
 }
 
 // isKeyDir reports whether base is name-<16 hex digits>, an image
@@ -188,20 +206,73 @@ func (rt *Runtime) buildSnapshot(ctx context.Context, spec runner.Spec, dir stri
 	return size, nil
 }
 
-// Drop removes img, under its build lock so that a build in progress is
-// not cut short.
+// Drop gives up this runtime's use of img and removes it, under its build
+// lock so that a build in progress is not cut short. An image that
+// another server sharing the directory still uses is left in place, and
+// Drop says so with runner.ErrSnapshotInUse.
 func (rt *Runtime) Drop(img runner.Snapshot) error {
 	if rt.cfg.SnapshotDir == "" || filepath.Dir(img.Path) != filepath.Clean(rt.cfg.SnapshotDir) {
 		return fmt.Errorf("dropping %s: not an image of this runtime", img.Path)
 	}
+	rt.releaseImage(img.Path)
 	ctx, cancel := context.WithTimeout(context.Background(), rt.cfg.StartTimeout)
 	defer cancel()
-	unlock, err := lockFile(ctx, img.Path+".lock")
+	build, err := filelock.Acquire(ctx, img.Path+".lock", filelock.Exclusive, nil)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer build.Release()
+	use, ok, err := filelock.TryAcquire(img.Path+".use", filelock.Exclusive)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("dropping %s: %w", img.Path, runner.ErrSnapshotInUse)
+	}
+	defer use.Release()
 	return os.RemoveAll(img.Path)
+}
+
+// holdImage takes a shared use lock on the image at dir for as long as
+// this runtime may restore from it (until Drop or Close), so that no
+// server sharing the directory prunes or drops it meanwhile. The caller
+// holds the image's build lock, which every remover takes first.
+func (rt *Runtime) holdImage(dir string) error {
+	rt.inUse.mu.Lock()
+	defer rt.inUse.mu.Unlock()
+	if rt.inUse.locks[dir] != nil {
+		return nil
+	}
+	l, ok, err := filelock.TryAcquire(dir+".use", filelock.Shared)
+	if err != nil {
+		return err
+	}
+	if !ok { // only a remover holding the build lock takes it exclusively
+		return fmt.Errorf("holding %s: its use lock is taken exclusively", dir)
+	}
+	if rt.inUse.locks == nil {
+		rt.inUse.locks = map[string]*filelock.Lock{}
+	}
+	rt.inUse.locks[dir] = l
+	return nil
+}
+
+// releaseImage gives up the use lock on dir, if held.
+func (rt *Runtime) releaseImage(dir string) {
+	rt.inUse.mu.Lock()
+	defer rt.inUse.mu.Unlock()
+	rt.inUse.locks[dir].Release()
+	delete(rt.inUse.locks, dir)
+}
+
+// releaseImages gives up every use lock, when the runtime closes.
+func (rt *Runtime) releaseImages() {
+	rt.inUse.mu.Lock()
+	defer rt.inUse.mu.Unlock()
+	for dir, l := range rt.inUse.locks {
+		l.Release()
+		delete(rt.inUse.locks, dir)
+	}
 }
 
 // Restore starts a sandbox from img with fresh stdio pipes for its agent
@@ -331,34 +402,15 @@ func imageSize(dir string) (int64, error) {
 	return total, err
 }
 
-// lockFile takes an exclusive flock on path, polling so that ctx can end
-// the wait.
-func lockFile(ctx context.Context, path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { _ = f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			_ = f.Close()
-			return nil, fmt.Errorf("locking %s: %w", path, err)
-		}
-		select {
-		case <-ctx.Done():
-			_ = f.Close()
-			return nil, fmt.Errorf("waiting for %s: %w", path, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
 // digests of the runtime's binaries, computed once.
 type digests struct {
 	digestOnce         sync.Once
 	runscSum, agentSum string
 	digestErr          error
+}
+
+// imageLocks are the use locks a runtime holds, by image directory.
+type imageLocks struct {
+	mu    sync.Mutex
+	locks map[string]*filelock.Lock
 }
