@@ -66,8 +66,10 @@ $(RUNSC):
 build: $(BIN)/paddock $(BIN)/paddock-agent ## build the server (cgo, for runc's bootstrap) and the static in-sandbox agent
 $(BIN)/paddock: $(GO_SOURCES) | cc
 	CGO_ENABLED=1 go build -o $@ ./cmd/paddock
+# -trimpath: the agent's digest is part of every snapshot key, so two
+# checkouts of one commit must build the same bytes to share images.
 $(BIN)/paddock-agent: $(GO_SOURCES)
-	CGO_ENABLED=0 go build -o $@ ./cmd/paddock-agent
+	CGO_ENABLED=0 go build -trimpath -o $@ ./cmd/paddock-agent
 
 .PHONY: rootfs
 rootfs: deps build ## build the template root filesystems at the same time (cached by template hash)
