@@ -19,9 +19,9 @@ import (
 
 type options struct {
 	paddock, runsc, agent, cache string
-	// snapshots is the servers' snapshot directory, private to the run:
-	// servers of other checkouts sharing the cache's would prune its
-	// images as outdated, and the first server's image serves the rest.
+	// snapshots is the servers' snapshot directory, private to the run,
+	// so that its images are built by the binaries it measures; the first
+	// server's image serves the rest.
 	snapshots string
 
 	pool                    int // pool floor and ceiling of the pooled servers

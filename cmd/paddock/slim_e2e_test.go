@@ -47,8 +47,8 @@ func statsOf(e *e2e, template string) pool.Stats {
 // name python-slim; and both templates' pools are filled from their own
 // snapshots whose clones never repeat each other's random numbers.
 func TestE2ESlimTemplate(t *testing.T) {
-	// A snapshot directory of its own: servers of other checkouts sharing
-	// the cache's prune the images they do not use.
+	// A snapshot directory of its own, so that the images it waits for are
+	// built by this server rather than found from another checkout's run.
 	e := newE2EWith(t, "--templates=node,python,python-slim", "--snapshot-dir="+t.TempDir())
 	// Safety net only: a snapshot build is a cold start plus a checkpoint,
 	// seconds here; the pandas-ready one imports pandas first.

@@ -141,3 +141,71 @@ func TestE2ESnapshotLostAndCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestE2ESnapshotSharedDirectory: two servers on one snapshot directory,
+// with agents that differ by one byte, so that their images have
+// different keys (as two versions of Paddock side by side would). The
+// second server's build prunes the template's other keys, but not the
+// image the first server restores from: both keep restoring from their
+// own image, and neither sees a restore fail.
+func TestE2ESnapshotSharedDirectory(t *testing.T) {
+	snaps := t.TempDir()
+	flags := []string{"--templates=python-slim", "--pool-size=0", "--pool-max=0", "--session-kernels=0", "--snapshot-dir=" + snaps}
+	ready := func(e *e2e) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Minute) // a safety net only
+		for s := statsOf(e, "python-slim"); s.Snapshot != "ready"; s = statsOf(e, "python-slim") {
+			if time.Now().After(deadline) {
+				t.Fatalf("python-slim after 5 minutes: %+v, want a ready snapshot", s)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	images := func() []string {
+		m, _ := filepath.Glob(filepath.Join(snaps, "python-slim-*", "checkpoint.img"))
+		return m
+	}
+	run := func(e *e2e, who string) {
+		t.Helper()
+		var r startedRun
+		code, raw := e.do(t, http.MethodPost, "/v1/run", map[string]any{"template": "python-slim", "code": "print(6 * 7)"}, "")
+		if code != http.StatusOK {
+			t.Fatalf("%s: HTTP %d %s", who, code, raw)
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatalf("decoding %s: %v", raw, err)
+		}
+		if r.Start != "restore" || r.Stdout != "42\n" {
+			t.Fatalf("%s: run %+v, want 42 from a restore", who, r)
+		}
+	}
+
+	older := newE2EWith(t, flags...)
+	ready(older)
+	if n := len(images()); n != 1 {
+		t.Fatalf("%d images after the first server's build, want 1", n)
+	}
+	agent, err := os.ReadFile(os.Getenv("PADDOCK_AGENT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherAgent := filepath.Join(t.TempDir(), "paddock-agent")
+	if err := os.WriteFile(otherAgent, append(agent, 0), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	newer := newE2EWith(t, append(flags, "--agent="+otherAgent)...)
+	ready(newer)
+	if s := statsOf(newer, "python-slim"); s.Snapshot != "ready" {
+		t.Fatalf("second server: %+v", s)
+	}
+	if got := images(); len(got) != 2 {
+		t.Fatalf("images after the second server's build: %v, want both servers' (2)", got)
+	}
+	run(older, "first server")
+	run(newer, "second server")
+	for _, e := range []*e2e{older, newer} {
+		if s := statsOf(e, "python-slim"); s.RestoreFailures != 0 {
+			t.Errorf("a server saw %d restore failures, want none", s.RestoreFailures)
+		}
+	}
+}
