@@ -77,6 +77,7 @@ type Config struct {
 	MaxOpenFiles      int
 	Auth              Auth
 	TenantMaxRuns     int
+	TenantRunQueue    int
 	TenantMaxSessions int
 	TenantRate        float64
 	TenantBurst       int
@@ -159,7 +160,7 @@ func coreConfig(cfg Config) core.Config {
 		MaxMemoryMB: cfg.MaxMemoryMB, MaxProcesses: cfg.MaxProcesses, MaxCPUs: cfg.MaxCPUs,
 		MaxDiskMB: cfg.MaxDiskMB, MaxOpenFiles: cfg.MaxOpenFiles, MaxFileBytes: cfg.MaxBodyBytes,
 		Auth:          cfg.Auth,
-		TenantMaxRuns: cfg.TenantMaxRuns, TenantMaxSessions: cfg.TenantMaxSessions,
+		TenantMaxRuns: cfg.TenantMaxRuns, TenantRunQueue: cfg.TenantRunQueue, TenantMaxSessions: cfg.TenantMaxSessions,
 		TenantRate: cfg.TenantRate, TenantBurst: cfg.TenantBurst,
 		AuthFailureLimit: cfg.AuthFailureLimit, AuthFailureWindow: cfg.AuthFailureWindow,
 		Logger: cfg.Logger, Now: cfg.Now,

@@ -39,7 +39,7 @@ func TestTenantRunLimit(t *testing.T) {
 		}
 		return runner.RunResult{Reason: runner.ReasonOK}, nil
 	}}
-	f := newFixture(t, rt, pool.Config{}, api.Config{Auth: api.Auth{HS256Secret: testSecret}, TenantMaxRuns: 2}, true)
+	f := newFixture(t, rt, pool.Config{}, api.Config{Auth: api.Auth{HS256Secret: testSecret}, TenantMaxRuns: 2, TenantRunQueue: -1}, true)
 	now := time.Now()
 	alice, bob := hs256(t, now, "alice", "run"), hs256(t, now, "bob", "run")
 

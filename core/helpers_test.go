@@ -125,3 +125,19 @@ func calls(t *testing.T, svc *core.Service, door, operation, outcome string) flo
 	}
 	return 0
 }
+
+// gaugeOf is the value of svc's unlabelled gauge name.
+func gaugeOf(t *testing.T, svc *core.Service, name string) float64 {
+	t.Helper()
+	mfs, err := svc.Gatherer().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("no gauge %s", name)
+	return 0
+}

@@ -76,12 +76,15 @@ func (s *Service) Run(ctx context.Context, c Caller, in RunInput, out runner.Out
 		return res, err
 	}
 	res.Template, res.Runtime = plan.template, s.runtimeOf[plan.template]
-	done, err := s.tenants.startRun(c.Tenant)
+	arrived := time.Now()
+	done, waited, err := s.tenants.startRun(ctx, c.Tenant, arrived.Add(s.pool.QueueDeadline()))
 	if err != nil {
+		res.Outcome.Timing.Queue = waited
 		return res, s.fail(err)
 	}
 	defer done()
 	plan.opts.Tenant = c.Tenant // waiting runs are served in turn across tenants
+	plan.opts.Since = arrived   // one queue deadline for both waits
 	res.Outcome, err = s.pool.RunWith(ctx, plan.template, plan.opts, plan.req, out)
 	if err != nil {
 		return res, s.fail(err)

@@ -80,6 +80,12 @@ type Config struct {
 	//
 	// TenantMaxRuns caps each tenant's one-shot runs in flight.
 	TenantMaxRuns int
+	// TenantRunQueue is how many more of a tenant's runs may wait, first
+	// come first served, for one of its runs in flight to finish; a run
+	// waits within the pool's queue deadline, counted from its arrival.
+	// Beyond, or past the deadline, a run is refused. Zero takes
+	// DefaultTenantRunQueue; negative: none wait.
+	TenantRunQueue int
 	// TenantMaxSessions caps each tenant's live sessions.
 	TenantMaxSessions int
 	// TenantMaxConnections caps the long-lived connections doors hold
@@ -146,6 +152,10 @@ func New(cfg Config) (*Service, error) {
 		verifier: newVerifier(cfg.Auth, cfg.Now), tenants: newTenants(cfg), authFailures: newAuthFailures(cfg),
 		history: newHistory()}
 	s.metrics = newMetrics(cfg.Registry, cfg.Pool)
+	s.metrics.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "paddock_tenant_runs_waiting",
+		Help: "One-shot runs waiting for one of their tenant's runs in flight to finish (--tenant-max-runs), all tenants.",
+	}, func() float64 { return float64(s.tenants.waitingRuns()) }))
 	for _, t := range cfg.Templates {
 		s.langOf[t.Name] = t.Language
 		s.runtimeOf[t.Name] = t.Runtime
@@ -196,6 +206,7 @@ func (cfg Config) withDefaults() Config {
 		cfg.Now = time.Now
 	}
 	cfg.TenantMaxRuns = cmp.Or(cfg.TenantMaxRuns, DefaultTenantMaxRuns)
+	cfg.TenantRunQueue = cmp.Or(cfg.TenantRunQueue, DefaultTenantRunQueue)
 	cfg.TenantMaxSessions = cmp.Or(cfg.TenantMaxSessions, DefaultTenantMaxSessions)
 	cfg.TenantMaxConnections = cmp.Or(cfg.TenantMaxConnections, DefaultTenantMaxConnections)
 	cfg.TenantRate = cmp.Or(cfg.TenantRate, DefaultTenantRate)

@@ -127,7 +127,7 @@ func TestRunRefusals(t *testing.T) {
 // A tenant's runs in flight are limited whichever door they come
 // through; other tenants are not affected.
 func TestRunTenantLimit(t *testing.T) {
-	f := newFixture(t, core.Config{TenantMaxRuns: 1})
+	f := newFixture(t, core.Config{TenantMaxRuns: 1, TenantRunQueue: -1})
 	release := make(chan struct{})
 	started := make(chan struct{})
 	go func() {
@@ -330,5 +330,49 @@ func TestClassifySaturated(t *testing.T) {
 	want := "the server is saturated: no sandbox was free within the queue deadline; retry after 7 s"
 	if e.Kind != core.KindUnavailable || e.Code != "saturated" || e.RetryAfter != 7*time.Second || e.Message != want {
 		t.Errorf("Classify = %v %q %v %q, want unavailable saturated 7s %q", e.Kind, e.Code, e.RetryAfter, e.Message, want)
+	}
+}
+
+// At its limit a tenant's next run waits for a slot instead of being
+// refused, shows in paddock_tenant_runs_waiting, runs once the slot
+// frees, and reports the wait as queue time.
+func TestRunTenantQueue(t *testing.T) {
+	f := newFixture(t, core.Config{TenantMaxRuns: 1})
+	release := make(chan struct{})
+	started := make(chan struct{})
+	go func() {
+		_, _ = f.svc.Run(context.Background(), core.Caller{Tenant: "alice", Door: "rest"}, core.RunInput{Language: "python", Code: "x"},
+			func(runner.Stream, []byte) { close(started); <-release })
+	}()
+	<-started
+	type answer struct {
+		res core.RunResult
+		err error
+	}
+	second := make(chan answer, 1)
+	go func() {
+		res, err := f.svc.Run(t.Context(), core.Caller{Tenant: "alice", Door: "mcp"}, core.RunInput{Language: "python", Code: "x"}, nil)
+		second <- answer{res, err}
+	}()
+	for deadline := time.Now().Add(time.Minute); gaugeOf(t, f.svc, "paddock_tenant_runs_waiting") != 1; time.Sleep(time.Millisecond) { // a safety net only
+		if time.Now().After(deadline) {
+			t.Fatal("the second run never showed as waiting")
+		}
+	}
+	select {
+	case a := <-second:
+		t.Fatalf("the second run ended while the first held the slot: %+v, %v", a.res, a.err)
+	default:
+	}
+	close(release)
+	a := <-second
+	if a.err != nil {
+		t.Fatalf("the waiting run: %v", a.err)
+	}
+	if a.res.Outcome.Timing.Queue <= 0 || a.res.Outcome.Timing.Total < a.res.Outcome.Timing.Queue {
+		t.Errorf("timing %+v, want the wait in queue and total", a.res.Outcome.Timing)
+	}
+	if g := gaugeOf(t, f.svc, "paddock_tenant_runs_waiting"); g != 0 {
+		t.Errorf("paddock_tenant_runs_waiting = %g after the run, want 0", g)
 	}
 }

@@ -1,8 +1,10 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -11,7 +13,10 @@ import (
 
 // Defaults for zero per-tenant limits in Config.
 const (
-	DefaultTenantMaxRuns     = 4
+	DefaultTenantMaxRuns = 4
+	// DefaultTenantRunQueue is how many of a tenant's runs may wait for
+	// one of its runs in flight to finish.
+	DefaultTenantRunQueue    = 16
 	DefaultTenantMaxSessions = 8
 	// DefaultTenantMaxConnections bounds the long-lived connections
 	// (MCP sessions, kernel WebSockets) doors hold for one tenant.
@@ -38,6 +43,7 @@ type tenants struct {
 	rate        rate.Limit // 0: no rate limit
 	burst       int
 	maxRuns     int // 0: no limit
+	runQueue    int // runs that may wait for a slot at maxRuns; 0: none
 	maxSessions int // 0: no limit
 	maxConns    int // 0: no limit
 	idle        time.Duration
@@ -46,11 +52,15 @@ type tenants struct {
 	mu        sync.Mutex
 	m         map[string]*tenant
 	lastSweep time.Time
+	waiting   int // runs waiting for a slot, all tenants
 }
 
 type tenant struct {
-	lim      *rate.Limiter // nil without a rate limit
-	runs     int
+	lim  *rate.Limiter // nil without a rate limit
+	runs int
+	// waiting are the runs waiting for a run slot, oldest first; a
+	// finishing run hands its slot to the first.
+	waiting  []*runWaiter
 	creating int
 	conns    int // connections doors hold (hold)
 	lastSeen time.Time
@@ -75,6 +85,7 @@ func newTenants(cfg Config) *tenants {
 		ts.idle = max(ts.idle, refill)
 	}
 	ts.maxRuns = max(cfg.TenantMaxRuns, 0)
+	ts.runQueue = max(cfg.TenantRunQueue, 0)
 	ts.maxSessions = max(cfg.TenantMaxSessions, 0)
 	ts.maxConns = max(cfg.TenantMaxConnections, 0)
 	ts.lastSweep = ts.now()
@@ -152,20 +163,105 @@ func (ts *tenants) seconds(n float64) time.Duration {
 	return time.Duration(n / float64(ts.rate) * float64(time.Second))
 }
 
-// startRun counts a one-shot run for name; done must follow.
-func (ts *tenants) startRun(name string) (done func(), err error) {
+// runWaiter is a run waiting for its tenant's run slot; granted is
+// closed when a finishing run hands its slot over.
+type runWaiter struct {
+	granted chan struct{}
+}
+
+// startRun counts a one-shot run for name; done must follow. At the
+// tenant's limit the run waits for a run of the tenant to finish, first
+// come first served, while fewer than runQueue wait, until deadline or
+// until ctx ends; otherwise it is refused with ErrTooManyRuns. waited is
+// how long it waited.
+func (ts *tenants) startRun(ctx context.Context, name string, deadline time.Time) (done func(), waited time.Duration, err error) {
 	ts.mu.Lock()
-	defer ts.mu.Unlock()
 	t, err := ts.getLocked(name, ts.now())
 	if err != nil {
-		return nil, err
+		ts.mu.Unlock()
+		return nil, 0, err
 	}
-	if ts.maxRuns > 0 && t.runs >= ts.maxRuns {
-		return nil, tooMany(ErrTooManyRuns, "too_many_runs", fmt.Sprintf("you have %d runs in flight, "+
-			"the most one tenant may; retry when one finishes", ts.maxRuns), time.Second)
+	if ts.maxRuns == 0 || t.runs < ts.maxRuns {
+		t.runs++
+		ts.mu.Unlock()
+		return ts.runDone(t), 0, nil
 	}
-	t.runs++
-	return func() { ts.finish(t, &t.runs) }, nil
+	if len(t.waiting) >= ts.runQueue {
+		ahead := len(t.waiting)
+		ts.mu.Unlock()
+		if ts.runQueue == 0 {
+			return nil, 0, tooMany(ErrTooManyRuns, "too_many_runs", fmt.Sprintf("you have %d runs in flight, "+
+				"the most one tenant may; retry when one finishes", ts.maxRuns), time.Second)
+		}
+		return nil, 0, tooMany(ErrTooManyRuns, "too_many_runs", fmt.Sprintf("you have %d runs in flight, "+
+			"the most one tenant may, and %d more waiting for them; retry when one finishes", ts.maxRuns, ahead), time.Second)
+	}
+	w := &runWaiter{granted: make(chan struct{})}
+	t.waiting = append(t.waiting, w)
+	ts.waiting++
+	ts.mu.Unlock()
+
+	begin := time.Now()
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	var cause error
+	select {
+	case <-w.granted:
+		return ts.runDone(t), time.Since(begin), nil
+	case <-ctx.Done():
+		cause = fmt.Errorf("waiting for a run slot: %w", ctx.Err())
+	case <-timer.C:
+	}
+	waited = time.Since(begin)
+	ts.mu.Lock()
+	i := slices.Index(t.waiting, w)
+	if i >= 0 {
+		t.waiting = slices.Delete(t.waiting, i, i+1)
+		ts.waiting--
+	}
+	ts.mu.Unlock()
+	switch {
+	case i < 0 && cause == nil: // granted as the deadline passed: take it
+		return ts.runDone(t), waited, nil
+	case i < 0: // granted, but the caller is gone: pass it on
+		ts.finishRun(t)
+	}
+	if cause != nil {
+		return nil, waited, cause
+	}
+	return nil, waited, tooMany(ErrTooManyRuns, "too_many_runs", fmt.Sprintf("you have %d runs in flight, "+
+		"the most one tenant may, and this one waited %s for one of them to finish; retry when one finishes",
+		ts.maxRuns, waited.Round(time.Millisecond)), time.Second)
+}
+
+// waitingRuns is how many runs wait for a slot, all tenants.
+func (ts *tenants) waitingRuns() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.waiting
+}
+
+// runDone is the done of a run holding one of t's slots: it hands the
+// slot to t's first waiting run, or frees it. It may be called more than
+// once.
+func (ts *tenants) runDone(t *tenant) func() {
+	var once sync.Once
+	return func() { once.Do(func() { ts.finishRun(t) }) }
+}
+
+func (ts *tenants) finishRun(t *tenant) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t.lastSeen = ts.now()
+	if len(t.waiting) > 0 {
+		w := t.waiting[0]
+		t.waiting[0] = nil
+		t.waiting = t.waiting[1:]
+		ts.waiting--
+		close(w.granted) // the slot passes on: runs stays as it is
+		return
+	}
+	t.runs--
 }
 
 // startCreate counts a session creation for name, given live, the

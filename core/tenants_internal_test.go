@@ -20,7 +20,7 @@ func TestTenantsEvictIdle(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	done, err := ts.startRun("busy")
+	done, _, err := ts.startRun(t.Context(), "busy", time.Now().Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,10 @@ type Lease struct {
 // Warm reports whether the sandbox came ready from the pool.
 func (l Lease) Warm() bool { return l.Kind == StartPool }
 
+// QueueDeadline is how long a request may wait for a sandbox, from when
+// it began to wait.
+func (m *Manager) QueueDeadline() time.Duration { return m.cfg.QueueDeadline }
+
 // Acquire returns a never-used sandbox of the named template: a ready one
 // when there is one (a hit), else one started now (a miss) once a start
 // slot is free. It waits in the admission queue (see admit.go) as the
@@ -43,13 +47,17 @@ func (m *Manager) Acquire(ctx context.Context, template string) (Lease, error) {
 
 // lease waits in the admission queue for a ready sandbox of tp or a start
 // slot (and a run slot when run is set), and in the second case starts a
-// sandbox of spec (custom: other limits than the template's).
-func (m *Manager) lease(ctx context.Context, tp *tpool, spec runner.Spec, custom bool, tenant string, run bool) (Lease, error) {
+// sandbox of spec (custom: other limits than the template's). The queue
+// deadline counts from since when it is set, else from now.
+func (m *Manager) lease(ctx context.Context, tp *tpool, spec runner.Spec, custom bool, tenant string, run bool, since time.Time) (Lease, error) {
 	begin := time.Now()
 	if err := ctx.Err(); err != nil {
 		return Lease{}, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, err)
 	}
-	sb, err := m.admit(ctx, &ticket{tenant: tenant, tp: tp, custom: custom, run: run}, begin.Add(m.cfg.QueueDeadline))
+	if since.IsZero() || since.After(begin) {
+		since = begin
+	}
+	sb, err := m.admit(ctx, &ticket{tenant: tenant, tp: tp, custom: custom, run: run}, since.Add(m.cfg.QueueDeadline))
 	if err != nil {
 		return Lease{}, err
 	}

@@ -3,6 +3,7 @@ package pool
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/paddock-dev/paddock/runner"
 )
@@ -19,6 +20,11 @@ type RunOptions struct {
 	// Tenant is whose request this is: waiting requests are served in
 	// turn across tenants. "" is a tenant like any other.
 	Tenant string
+	// Since, when set, is when the request began to wait, before it
+	// reached the pool (for its tenant's run slot): the queue deadline
+	// counts from it, and a run's Timing.Queue and Total include that
+	// wait. Zero: from the call.
+	Since time.Time
 }
 
 // AcquireWith is Acquire with opts: limits other than the template's get
@@ -30,7 +36,7 @@ func (m *Manager) AcquireWith(ctx context.Context, template string, opts RunOpti
 		return Lease{}, fmt.Errorf("acquiring %q: %w", template, ErrUnknownTemplate)
 	}
 	spec, custom := tp.specFor(opts)
-	return m.lease(ctx, tp, spec, custom, opts.Tenant, false)
+	return m.lease(ctx, tp, spec, custom, opts.Tenant, false, opts.Since)
 }
 
 // specFor returns the spec a run with opts needs on tp and whether it

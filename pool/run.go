@@ -43,6 +43,10 @@ func (m *Manager) Run(ctx context.Context, template string, req runner.RunReques
 func (m *Manager) RunWith(ctx context.Context, template string, opts RunOptions, req runner.RunRequest, out runner.OutputFunc) (Outcome, error) {
 	begin := time.Now()
 	var o Outcome
+	if !opts.Since.IsZero() && opts.Since.Before(begin) {
+		o.Timing.Queue = begin.Sub(opts.Since) // waited before the pool
+		begin = opts.Since
+	}
 	tp, ok := m.pools[template]
 	if !ok {
 		return o, fmt.Errorf("running on %q: %w", template, ErrUnknownTemplate)
@@ -50,7 +54,11 @@ func (m *Manager) RunWith(ctx context.Context, template string, opts RunOptions,
 	spec, custom := tp.specFor(opts)
 	for attempt := 1; ; attempt++ {
 		// The first lease takes the run slot, held until the run ends.
-		lease, err := m.lease(ctx, tp, spec, custom, opts.Tenant, attempt == 1)
+		since := time.Time{}
+		if attempt == 1 {
+			since = opts.Since
+		}
+		lease, err := m.lease(ctx, tp, spec, custom, opts.Tenant, attempt == 1, since)
 		if attempt == 1 && err == nil {
 			defer m.endRun()
 		}

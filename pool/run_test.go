@@ -220,3 +220,56 @@ func TestRunUnknownTemplate(t *testing.T) {
 		t.Errorf("Run error = %v, want ErrUnknownTemplate", err)
 	}
 }
+
+// A run that waited before reaching the pool (RunOptions.Since) has that
+// wait in its queue time and total, and what is left of the deadline
+// counted from Since: with none left, a run that cannot be served at
+// once is refused at once instead of waiting a whole deadline.
+func TestRunSince(t *testing.T) {
+	unblock := make(chan struct{})
+	running := make(chan struct{}, 1)
+	rt := &runnertest.Runtime{RunFunc: func(ctx context.Context, req runner.RunRequest, _ runner.OutputFunc) (runner.RunResult, error) {
+		if req.Code == "block" {
+			running <- struct{}{}
+			<-unblock
+		}
+		return runner.RunResult{Reason: runner.ReasonOK}, nil
+	}}
+	m := newManager(t, rt, pool.Config{
+		Templates:     []pool.Template{tmpl("python", 0)},
+		MaxRuns:       1,
+		QueueDeadline: time.Hour,
+	})
+
+	arrived := time.Now().Add(-3 * time.Second)
+	o, err := m.RunWith(t.Context(), "python", pool.RunOptions{Since: arrived}, runner.RunRequest{Code: "x"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Timing.Queue < 3*time.Second || o.Timing.Total < o.Timing.Queue+o.Timing.Exec {
+		t.Errorf("timing %+v, want the 3 s before the pool in queue and total", o.Timing)
+	}
+
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if _, err := m.Run(context.Background(), "python", runner.RunRequest{Code: "block"}, nil); err != nil {
+			t.Errorf("blocking Run: %v", err)
+		}
+	})
+	<-running
+	refused := make(chan error, 1)
+	go func() {
+		_, err := m.RunWith(t.Context(), "python", pool.RunOptions{Since: time.Now().Add(-time.Hour)}, runner.RunRequest{Code: "x"}, nil)
+		refused <- err
+	}()
+	select {
+	case err := <-refused:
+		if !errors.Is(err, pool.ErrSaturated) {
+			t.Errorf("a run whose deadline passed before it came: %v, want ErrSaturated", err)
+		}
+	case <-time.After(time.Minute): // a safety net: without Since it would wait an hour
+		t.Error("a run whose deadline passed before it came still waits")
+	}
+	close(unblock)
+	wg.Wait()
+}

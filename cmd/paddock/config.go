@@ -84,6 +84,7 @@ type config struct {
 	JWTIssuer         string
 	InsecureNoAuth    bool // serve beyond loopback without auth
 	TenantMaxRuns     int
+	TenantRunQueue    int // runs waiting for a tenant's slot; 0: none
 	TenantMaxSessions int
 	TenantRate        float64 // requests per second; 0: no limit
 	TenantBurst       int
@@ -164,6 +165,8 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.InsecureNoAuth, "insecure-no-auth", false,
 		"serve beyond loopback without authentication (anyone who reaches the port can run code)")
 	fs.IntVar(&c.TenantMaxRuns, "tenant-max-runs", core.DefaultTenantMaxRuns, "concurrent one-shot runs per tenant")
+	fs.IntVar(&c.TenantRunQueue, "tenant-run-queue", core.DefaultTenantRunQueue,
+		"runs of a tenant at --tenant-max-runs that may wait, in arrival order and within --queue-deadline, for one of its runs to finish (0: none; 429 at once)")
 	fs.IntVar(&c.TenantMaxSessions, "tenant-max-sessions", core.DefaultTenantMaxSessions, "live sessions per tenant")
 	fs.IntVar(&c.TenantMaxConnections, "tenant-max-connections", core.DefaultTenantMaxConnections,
 		"long-lived connections (MCP sessions, kernel WebSockets) per tenant; negative: no limit")
@@ -251,6 +254,9 @@ func (c *config) Validate() error {
 	}
 	if c.TenantMaxRuns < 1 || c.TenantMaxSessions < 1 {
 		errs = append(errs, errors.New("--tenant-max-runs and --tenant-max-sessions must be at least 1"))
+	}
+	if c.TenantRunQueue < 0 {
+		errs = append(errs, errors.New("--tenant-run-queue must be at least 0"))
 	}
 	if c.TenantMaxConnections == 0 {
 		errs = append(errs, errors.New("--tenant-max-connections must be at least 1, or negative for no limit"))

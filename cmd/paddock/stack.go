@@ -208,6 +208,7 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 
 		Auth:              cfg.auth,
 		TenantMaxRuns:     cfg.TenantMaxRuns,
+		TenantRunQueue:    tenantRunQueue(cfg.TenantRunQueue),
 		TenantMaxSessions: cfg.TenantMaxSessions,
 		TenantRate:        tenantRate(cfg.TenantRate),
 		TenantBurst:       cfg.TenantBurst,
@@ -275,6 +276,15 @@ func tenantRate(perSecond float64) float64 {
 		return -1
 	}
 	return perSecond
+}
+
+// tenantRunQueue maps --tenant-run-queue to core.Config likewise: 0 (no
+// queue) is negative there.
+func tenantRunQueue(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 func limitsOf(t templates.Template) runner.Limits {

@@ -267,6 +267,7 @@ func TestConfigValidateAuth(t *testing.T) {
 		{"audience without a key", []string{"--jwt-audience=paddock"},
 			"--jwt-audience and --jwt-issuer need a key (--jwt-hs256-secret-file or --jwt-public-key)", ""},
 		{"zero tenant runs", []string{"--tenant-max-runs=0"}, "--tenant-max-runs and --tenant-max-sessions must be at least 1", ""},
+		{"negative tenant run queue", []string{"--tenant-run-queue=-1"}, "--tenant-run-queue must be at least 0", ""},
 		{"negative tenant rate", []string{"--tenant-rate=-1"}, "--tenant-rate must be at least 0 and --tenant-burst at least 1", ""},
 	}
 	for _, tc := range tests {
@@ -289,14 +290,16 @@ func TestConfigValidateAuth(t *testing.T) {
 func TestTenantFlags(t *testing.T) {
 	clearAuthEnv(t)
 	tests := []struct {
-		name     string
-		args     []string
-		wantRate float64
-		wantRuns int
+		name      string
+		args      []string
+		wantRate  float64
+		wantRuns  int
+		wantQueue int // as core.Config gets it
 	}{
-		{"defaults", nil, 20, 4},
-		{"set", []string{"--tenant-rate=5", "--tenant-max-runs=2"}, 5, 2},
-		{"rate off", []string{"--tenant-rate=0"}, -1, 4},
+		{"defaults", nil, 20, 4, 16},
+		{"set", []string{"--tenant-rate=5", "--tenant-max-runs=2", "--tenant-run-queue=3"}, 5, 2, 3},
+		{"rate off", []string{"--tenant-rate=0"}, -1, 4, 16},
+		{"queue off", []string{"--tenant-run-queue=0"}, 20, 4, -1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -309,6 +312,9 @@ func TestTenantFlags(t *testing.T) {
 			}
 			if cfg.TenantMaxRuns != tc.wantRuns {
 				t.Errorf("TenantMaxRuns = %d, want %d", cfg.TenantMaxRuns, tc.wantRuns)
+			}
+			if got := tenantRunQueue(cfg.TenantRunQueue); got != tc.wantQueue {
+				t.Errorf("core TenantRunQueue = %d, want %d", got, tc.wantQueue)
 			}
 		})
 	}
