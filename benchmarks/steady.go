@@ -187,6 +187,10 @@ func (s *server) awaitSteady(ctx context.Context, t steadyTemplate, l lang) erro
 func (s *server) steadyPoint(ctx context.Context, t steadyTemplate, clients int, dur time.Duration) (steadyPoint, error) {
 	p := steadyPoint{Template: t.name, Language: t.language, Target: targetPaddock, Clients: clients, LoadBefore: loadavg()}
 	var next atomic.Int64
+	before, err := s.madeCounts(ctx, t.name)
+	if err != nil {
+		return p, err
+	}
 	m := startCPUMeter(cpuSources{serverPID: s.cmd.Process.Pid, sandboxes: s.ownSandbox})
 	tp, err := measureLoop(ctx, clients, dur, true, func(ctx context.Context) (string, time.Duration, error) {
 		code, want, _ := steadyCode(t.language, next.Add(1))
@@ -206,8 +210,15 @@ func (s *server) steadyPoint(ctx context.Context, t steadyTemplate, clients int,
 	p.CPU = m.stop()
 	p.LoadAfter = loadavg()
 	tp.Lang, tp.Target = t.name, targetPaddock
+	after, merr := s.madeCounts(ctx, t.name)
+	tp.Made = map[string]int{}
+	for k, v := range after {
+		if n := v - before[k]; n > 0 {
+			tp.Made[k] = n
+		}
+	}
 	p.T = tp
-	return p, errors.Join(err, ctx.Err())
+	return p, errors.Join(err, merr, ctx.Err())
 }
 
 // ownSandbox says whether the sandbox cgroup id is one of s's: its bundle

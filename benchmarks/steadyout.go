@@ -92,7 +92,7 @@ func printSteady(w io.Writer, points []steadyPoint) {
 	}
 	fmt.Fprintln(w, "\n== steady state: closed-loop one-shot `print(i)` stream, server as `make run` ships it, beside raw `runsc run` + delete (same limits) ==")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "template\ttarget\tclients\tsecs\truns/s\tp50\tp99\tp50 waited\tp99 waited\tok\t429\t503\terrors\tCPU-s/run machine\tCPU-s/run attributed\tload before\tload after\t")
+	fmt.Fprintln(tw, "template\ttarget\tclients\tsecs\truns/s\tp50\tp99\tp50 waited\tp99 waited\tok\t429\t503\terrors\tCPU-s/run machine\tCPU-s/run attributed\tstarts\tmade\tload before\tload after\t")
 	for _, p := range points {
 		upperText := func(label string, d time.Duration) string {
 			if label != "p99" {
@@ -100,15 +100,20 @@ func printSteady(w io.Writer, points []steadyPoint) {
 			}
 			return secs(d)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t\n",
+		starts, made := "-", "-"
+		if p.Target == targetPaddock {
+			starts, made = countList(p.T.Starts), countList(p.T.Made)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t\n",
 			p.Template, shortTarget(p.Target), p.Clients, p.T.Elapsed.Seconds(), p.T.rate(), secs(p.p50()), upperText(p.p99()),
 			secs(p.waitedP50()), upperText(p.waitedP99()),
 			p.T.Runs, p.T.BusyByStatus[429], p.T.BusyByStatus[503], p.T.Errors,
-			p.CPU.machinePerRun(p.T.Runs), p.CPU.attributedPerRun(p.Target, p.T.Runs), p.LoadBefore, p.LoadAfter)
+			p.CPU.machinePerRun(p.T.Runs), p.CPU.attributedPerRun(p.Target, p.T.Runs), starts, made, p.LoadBefore, p.LoadAfter)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "p50/p99: each answered request; waited: what each run cost its client from its first attempt, through 429/503 answers and the Retry-After pauses they asked for.")
 	fmt.Fprintln(w, "CPU-s/run machine: /proc/stat busy time of all CPUs over the point less the bench's own (RUSAGE_SELF), ÷ runs; includes other work on a shared machine (see load).")
+	fmt.Fprintln(w, "starts: how the server started the answered runs' sandboxes (pool hit, restore or cold start on the request path); made: the sandboxes it made meanwhile (restores, cold starts), refills included.")
 	fmt.Fprintln(w, "CPU-s/run attributed: paddock = server process + reaped children (/proc/pid/stat) + its sandbox cgroups' cpuacct (polled every 100 ms: a lower bound); raw = the bench's reaped runsc processes (RUSAGE_CHILDREN).")
 	shared := map[string]string{}
 	for _, p := range points {
@@ -232,6 +237,7 @@ type jsonSteadyPoint struct {
 	Errors              int            `json:"errors"`
 	FirstError          string         `json:"first_error,omitempty"`
 	Starts              map[string]int `json:"starts,omitempty"`
+	Made                map[string]int `json:"sandboxes_made,omitempty"`
 	CPU                 jsonCPU        `json:"cpu_s"`
 	CPUPerRunMachine    float64        `json:"cpu_s_per_run_machine"`
 	CPUPerRunAttributed float64        `json:"cpu_s_per_run_attributed"`
@@ -255,7 +261,7 @@ func jsonSteady(points []steadyPoint) []jsonSteadyPoint {
 		label, up := p.p99()
 		j := jsonSteadyPoint{Template: p.Template, Language: p.Language, Target: shortTarget(p.Target), Clients: p.Clients,
 			ElapsedS: p.T.Elapsed.Seconds(), Runs: p.T.Runs, RunsPerS: p.T.rate(), P50MS: msOf(p.p50()), P99MS: msOf(up),
-			P99IsMax: label != "p99", Busy: p.T.BusyByStatus, Errors: p.T.Errors, FirstError: p.T.FirstError, Starts: p.T.Starts,
+			P99IsMax: label != "p99", Busy: p.T.BusyByStatus, Errors: p.T.Errors, FirstError: p.T.FirstError, Starts: p.T.Starts, Made: p.T.Made,
 			CPU:              jsonCPU(p.CPU),
 			CPUPerRunMachine: p.CPU.machinePerRun(p.T.Runs), CPUPerRunAttributed: p.CPU.attributedPerRun(p.Target, p.T.Runs),
 			LoadBefore: p.LoadBefore, LoadAfter: p.LoadAfter, LatenciesMS: []float64{}}
