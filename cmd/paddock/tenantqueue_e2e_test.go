@@ -1,78 +1,117 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 )
 
-// TestE2ETenantRunQueue: a tenant allowed one run in flight sends three
-// at once. None is refused: the later two wait for the tenant's slot and
-// run one after another, so the three programs' spans of time (each
-// prints when it began and ended) do not overlap, and the runs that
-// waited say so in queue_ms.
+// TestE2ETenantRunQueue: a tenant allowed one run in flight holds it with
+// a long run, and sends two more. Neither is refused: both wait for the
+// tenant's slot (seen in paddock_tenant_runs_waiting), and once the long
+// run ends (its client goes away, which ends it at once) they run one
+// after the other, so their programs' spans of time do not overlap, and
+// each reports at least the wait the test imposed in its queue_ms.
 func TestE2ETenantRunQueue(t *testing.T) {
 	e := newE2EWith(t, "--templates=python", "--tenant-max-runs=1", "--tenant-run-queue=4")
 	type answer struct {
-		Stdout string `json:"stdout"`
-		Reason string `json:"reason"`
-		Timing struct {
-			QueueMS float64 `json:"queue_ms"`
-		} `json:"timing"`
+		status int
+		raw    []byte
+		err    error
 	}
-	const code = "import time\nbegan = time.time()\ntime.sleep(0.3)\nprint(began, time.time())"
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		answers []answer
-	)
-	for range 3 {
-		wg.Go(func() {
-			status, raw := e.do(t, http.MethodPost, "/v1/run", map[string]any{"language": "python", "code": code}, "")
-			var a answer
-			if err := json.Unmarshal(raw, &a); status != http.StatusOK || err != nil || a.Reason != "ok" {
-				t.Errorf("run: HTTP %d %s (%v), want 200 ok", status, raw, err)
-				return
+	post := func(ctx context.Context, body map[string]any) answer {
+		b, _ := json.Marshal(body)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.srv.URL+"/v1/run", bytes.NewReader(b))
+		if err != nil {
+			return answer{err: err}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return answer{err: err}
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		return answer{status: resp.StatusCode, raw: raw, err: err}
+	}
+	waiting := func() string {
+		for _, l := range strings.Split(e.metrics(t), "\n") {
+			if v, ok := strings.CutPrefix(l, "paddock_tenant_runs_waiting "); ok {
+				return v
 			}
-			mu.Lock()
-			answers = append(answers, a)
-			mu.Unlock()
-		})
+		}
+		return "absent"
 	}
-	wg.Wait()
-	if len(answers) != 3 {
-		t.Fatalf("%d runs answered, want 3", len(answers))
+	// A safety net only: every wait below is for an event.
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(2 * time.Minute); !cond(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("waited 2 minutes for %s (paddock_tenant_runs_waiting %s)", what, waiting())
+			}
+		}
 	}
+
+	long, cancelLong := context.WithCancel(t.Context())
+	longDone := make(chan answer, 1)
+	go func() {
+		longDone <- post(long, map[string]any{"language": "python", "code": "import time\nprint('holding', flush=True)\ntime.sleep(600)", "timeout_ms": 30000})
+	}()
+	until("the long run to hold the slot", func() bool { return statsOf(e, "python").InUse > 0 })
+
+	const code = "import time\nbegan = time.time()\ntime.sleep(0.3)\nprint(began, time.time())"
+	queued := make(chan answer, 2)
+	for range 2 {
+		go func() { queued <- post(t.Context(), map[string]any{"language": "python", "code": code}) }()
+	}
+	until("two runs waiting for the slot", func() bool { return waiting() == "2" })
+	const imposed = 200 * time.Millisecond
+	time.Sleep(imposed) // a wait the queued runs must report, not a speed
+	cancelLong()
+	if a := <-longDone; !errors.Is(a.err, context.Canceled) {
+		t.Errorf("the long run: %d %s %v, want its request cancelled", a.status, a.raw, a.err)
+	}
+
 	type span struct{ from, to float64 }
 	var spans []span
-	waited := 0
-	for _, a := range answers {
-		f := strings.Fields(a.Stdout)
+	for range 2 {
+		a := <-queued
+		var r struct {
+			Stdout, Reason string
+			Timing         struct {
+				QueueMS float64 `json:"queue_ms"`
+			}
+		}
+		if a.err != nil || a.status != http.StatusOK || json.Unmarshal(a.raw, &r) != nil || r.Reason != "ok" {
+			t.Fatalf("a queued run: %d %s %v, want 200 ok", a.status, a.raw, a.err)
+		}
+		if r.Timing.QueueMS < float64(imposed.Milliseconds()) {
+			t.Errorf("a queued run reports queue_ms %.3f, want at least the %s it was held waiting", r.Timing.QueueMS, imposed)
+		}
+		f := strings.Fields(r.Stdout)
 		if len(f) != 2 {
-			t.Fatalf("stdout %q, want two times", a.Stdout)
+			t.Fatalf("stdout %q, want two times", r.Stdout)
 		}
 		from, err1 := strconv.ParseFloat(f[0], 64)
 		to, err2 := strconv.ParseFloat(f[1], 64)
 		if err1 != nil || err2 != nil {
-			t.Fatalf("stdout %q: %v %v", a.Stdout, err1, err2)
+			t.Fatalf("stdout %q: %v %v", r.Stdout, err1, err2)
 		}
 		spans = append(spans, span{from, to})
-		if a.Timing.QueueMS > 0 {
-			waited++
-		}
 	}
-	slices.SortFunc(spans, func(a, b span) int { return int(a.from*1e6 - b.from*1e6) })
-	for i := 1; i < len(spans); i++ {
-		if spans[i].from < spans[i-1].to {
-			t.Errorf("runs overlapped: %s", fmt.Sprint(spans))
-		}
+	slices.SortFunc(spans, func(a, b span) int { return int((a.from - b.from) * 1e6) })
+	if spans[1].from < spans[0].to {
+		t.Errorf("the queued runs overlapped: %s", fmt.Sprint(spans))
 	}
-	if waited < 2 {
-		t.Errorf("%d runs report a queue wait, want at least the 2 that waited for the slot", waited)
+	if w := waiting(); w != "0" {
+		t.Errorf("paddock_tenant_runs_waiting %s at the end, want 0", w)
 	}
 }
