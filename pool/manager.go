@@ -188,6 +188,9 @@ func (m *Manager) make(ctx context.Context, tp *tpool, onDemand bool) (runner.Sa
 	if img, ok := m.image(tp); ok {
 		rctx, cancel := context.WithTimeout(ctx, m.cfg.StartTimeout)
 		sb, err := m.snap.Restore(rctx, img)
+		if err != nil && rctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("%w: %w", err, context.DeadlineExceeded) // StartTimeout ran out
+		}
 		cancel()
 		if err == nil && sb != nil {
 			m.mu.Lock()

@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -22,6 +23,12 @@ const (
 	snapBackoffMin = 2 * time.Second
 	snapBackoffMax = 5 * time.Minute
 )
+
+// timeoutStrikes is how many restores of one image in a row may time out
+// before the image is taken for broken: a restore that runs out of time
+// on a loaded machine says nothing about its image, and rebuilding one
+// there costs far more than a restore.
+const timeoutStrikes = 3
 
 // keepSnapshot runs for each snapshotted template: it builds (or finds)
 // the image, then waits until a restore reports the image gone or broken
@@ -106,12 +113,15 @@ func (m *Manager) pauseBeforeReuse(tp *tpool, img runner.Snapshot) time.Duration
 
 // restoreFailed retires img after a failed restore: it is dropped from the
 // runtime's cache (unless already gone, or still used by another server
-// sharing the cache) and rebuilt. Only the first failure of an image is
-// logged; later ones just count.
+// sharing the cache) and rebuilt. A restore that timed out keeps its
+// image, up to timeoutStrikes failures in a row, and restores from it
+// resume after a pause (pauseBeforeReuse), as they do from an image
+// another server kept.
 func (m *Manager) restoreFailed(tp *tpool, img runner.Snapshot, err error) {
 	m.mu.Lock()
 	tp.restoreFailures++
 	tp.strikes++
+	strikes := tp.strikes
 	current := tp.snap == snapReady && tp.img.Path == img.Path
 	if current {
 		tp.snap, tp.img = snapBuilding, runner.Snapshot{}
@@ -121,9 +131,15 @@ func (m *Manager) restoreFailed(tp *tpool, img runner.Snapshot, err error) {
 		return
 	}
 	log := m.log.With(keyTemplate, tp.tmpl.Name, "key", img.Key)
-	if errors.Is(err, runner.ErrSnapshotMissing) {
+	switch {
+	case errors.Is(err, runner.ErrSnapshotMissing):
 		log.Warn("snapshot image is gone; cold-starting until it is rebuilt", "error", err)
-	} else {
+	case errors.Is(err, context.DeadlineExceeded) && strikes <= timeoutStrikes:
+		log.Warn("restoring the snapshot timed out; keeping the image and cold-starting for a pause", "error", err, "in_a_row", strikes)
+		m.mu.Lock()
+		tp.kept = img.Path
+		m.mu.Unlock()
+	default:
 		log.Warn("restoring the snapshot failed; dropping it and cold-starting until it is rebuilt", "error", err)
 		switch derr := m.snap.Drop(img); {
 		case errors.Is(derr, runner.ErrSnapshotInUse):
