@@ -96,8 +96,8 @@ type tpool struct {
 	restores        uint64
 	colds           uint64
 	restoreFailures uint64
-	// strikes counts restores failed in a row; kept is an image whose
-	// failure Drop left in place because another server uses it.
+	// strikes counts restores failed in a row; kept is an image that
+	// failed to restore but stays in use (pauseBeforeReuse).
 	strikes int
 	kept    string
 

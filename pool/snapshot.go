@@ -63,7 +63,7 @@ func (m *Manager) keepSnapshot(tp *tpool) {
 		}
 		fails = 0
 		if d := m.pauseBeforeReuse(tp, img); d > 0 {
-			log.Info("the image that failed to restore is still used by another server; restoring from it again after a pause", "key", img.Key, "retry_in", d)
+			log.Info("keeping the image that failed to restore; restoring from it again after a pause", "key", img.Key, "retry_in", d)
 			if m.wait(m.ctx, d) != nil {
 				return
 			}
@@ -97,10 +97,10 @@ func (m *Manager) image(tp *tpool) (runner.Snapshot, bool) {
 }
 
 // pauseBeforeReuse is how long to cold-start before restoring again from
-// img, when img is the image that just failed to restore and another
-// server kept it in place: the failure may have been passing (a timeout
-// on a loaded machine) or the image may be broken for everyone, so the
-// pause grows with the failures in a row until a restore works.
+// img, when img is the image that just failed to restore and was kept
+// (another server still uses it, or the restore only timed out): the
+// failure may have been passing or the image may be broken, so the pause
+// grows with the failures in a row until a restore works.
 func (m *Manager) pauseBeforeReuse(tp *tpool, img runner.Snapshot) time.Duration {
 	m.mu.Lock()
 	defer m.mu.Unlock()
