@@ -92,7 +92,7 @@ func printSteady(w io.Writer, points []steadyPoint) {
 	}
 	fmt.Fprintln(w, "\n== steady state: closed-loop one-shot `print(i)` stream, server as `make run` ships it, beside raw `runsc run` + delete (same limits) ==")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "template\ttarget\tclients\tsecs\truns/s\tp50\tp99\tp50 waited\tp99 waited\tok\t429\t503\terrors\tCPU-s/run machine\tCPU-s/run attributed\tstarts\tmade\tload before\tload after\t")
+	fmt.Fprintln(tw, "template\ttarget\tclients\tsecs\truns/s\tp50\tp99\tp50 waited\tp99 waited\tok\t429\t503\terrors\tstarved\tCPU-s/run machine\tCPU-s/run attributed\tstarts\tmade\tload before\tload after\t")
 	for _, p := range points {
 		upperText := func(label string, d time.Duration) string {
 			if label != "p99" {
@@ -104,14 +104,15 @@ func printSteady(w io.Writer, points []steadyPoint) {
 		if p.Target == targetPaddock {
 			starts, made = countList(p.T.Starts), countList(p.T.Made)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t\n",
 			p.Template, shortTarget(p.Target), p.Clients, p.T.Elapsed.Seconds(), p.T.rate(), secs(p.p50()), upperText(p.p99()),
 			secs(p.waitedP50()), upperText(p.waitedP99()),
-			p.T.Runs, p.T.BusyByStatus[429], p.T.BusyByStatus[503], p.T.Errors,
+			p.T.Runs, p.T.BusyByStatus[429], p.T.BusyByStatus[503], p.T.Errors, starvedText(p.T),
 			p.CPU.machinePerRun(p.T.Runs), p.CPU.attributedPerRun(p.Target, p.T.Runs), starts, made, p.LoadBefore, p.LoadAfter)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "p50/p99: each answered request; waited: what each run cost its client from its first attempt, through 429/503 answers and the Retry-After pauses they asked for.")
+	fmt.Fprintln(w, "starved: clients that got no run answered in the whole point, and the longest a client was still being refused when the point ended; waited counts answered runs only, so it cannot show them.")
 	fmt.Fprintln(w, "CPU-s/run machine: /proc/stat busy time of all CPUs over the point less the bench's own (RUSAGE_SELF), ÷ runs; includes other work on a shared machine (see load).")
 	fmt.Fprintln(w, "starts: how the server started the answered runs' sandboxes (pool hit, restore or cold start on the request path); made: the sandboxes it made meanwhile (restores, cold starts), refills included.")
 	fmt.Fprintln(w, "CPU-s/run attributed: paddock = server process + reaped children (/proc/pid/stat) + its sandbox cgroups' cpuacct (polled every 100 ms: a lower bound); raw = the bench's reaped runsc processes (RUSAGE_CHILDREN).")
@@ -149,6 +150,19 @@ func printSteady(w io.Writer, points []steadyPoint) {
 			latRatio, v.CPUPerRun, meets(v.MeetsCPU), share, peakOK)
 	}
 	tw.Flush()
+}
+
+// starvedText is the starved column: the clients with no answered run,
+// and the oldest attempt still refused at the end.
+func starvedText(t throughput) string {
+	oldest := time.Duration(0)
+	for _, d := range t.Unanswered {
+		oldest = max(oldest, d)
+	}
+	if t.Starved == 0 && oldest == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (oldest %s)", t.Starved, secs(oldest))
 }
 
 func ratio2(a, b float64) (float64, bool) {
@@ -235,6 +249,8 @@ type jsonSteadyPoint struct {
 	P99IsMax            bool           `json:"p99_is_max,omitempty"`
 	Busy                map[int]int    `json:"busy_by_status,omitempty"`
 	Errors              int            `json:"errors"`
+	StarvedClients      int            `json:"starved_clients"`
+	UnansweredMS        []float64      `json:"unanswered_ms,omitempty"`
 	FirstError          string         `json:"first_error,omitempty"`
 	Starts              map[string]int `json:"starts,omitempty"`
 	Made                map[string]int `json:"sandboxes_made,omitempty"`
@@ -267,6 +283,10 @@ func jsonSteady(points []steadyPoint) []jsonSteadyPoint {
 			LoadBefore: p.LoadBefore, LoadAfter: p.LoadAfter, LatenciesMS: []float64{}}
 		for _, d := range p.T.Latencies {
 			j.LatenciesMS = append(j.LatenciesMS, msOf(d))
+		}
+		j.StarvedClients = p.T.Starved
+		for _, d := range p.T.Unanswered {
+			j.UnansweredMS = append(j.UnansweredMS, msOf(d))
 		}
 		out = append(out, j)
 	}

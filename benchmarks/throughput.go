@@ -41,6 +41,11 @@ type throughput struct {
 	// attempt, through any busy answers and the pauses they asked for,
 	// to its answer. It equals Latencies when nothing was busy.
 	Waited []time.Duration
+	// Unanswered is, for each client still refused (busy) when the
+	// measurement ended, how long it had been trying; Starved counts the
+	// clients that got no run answered at all. Waited cannot show either.
+	Unanswered []time.Duration
+	Starved    int
 }
 
 // rate is the completed runs per second.
@@ -81,6 +86,17 @@ func measureLoop(ctx context.Context, conc int, dur time.Duration, keepGoing boo
 	for range conc {
 		wg.Go(func() {
 			var first time.Time // the current run's first attempt
+			answered := 0
+			defer func() {
+				mu.Lock()
+				defer mu.Unlock()
+				if !first.IsZero() {
+					t.Unanswered = append(t.Unanswered, time.Since(first))
+				}
+				if answered == 0 {
+					t.Starved++
+				}
+			}()
 			for time.Since(begin) < dur && ctx.Err() == nil {
 				if first.IsZero() {
 					first = time.Now()
@@ -108,6 +124,7 @@ func measureLoop(ctx context.Context, conc int, dur time.Duration, keepGoing boo
 					}
 					pause = busyPause
 				default:
+					answered++
 					t.Runs++
 					t.Latencies = append(t.Latencies, d)
 					t.Waited = append(t.Waited, time.Since(first))

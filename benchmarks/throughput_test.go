@@ -54,3 +54,23 @@ func TestThroughputRate(t *testing.T) {
 		t.Errorf("rate without elapsed time = %v, want 0", got)
 	}
 }
+
+// A client refused until the end is counted as starved, with how long it
+// had been trying; a client answered at the end is neither.
+func TestMeasureLoopCountsStarvedClients(t *testing.T) {
+	var calls atomic.Int64
+	tp, err := measureLoop(t.Context(), 2, 50*time.Millisecond, true, func(ctx context.Context) (string, time.Duration, error) {
+		if calls.Add(1) == 1 {
+			// The first client holds its only run past the end.
+			time.Sleep(60 * time.Millisecond)
+			return "pool", 60 * time.Millisecond, nil
+		}
+		return "", 0, errBusy{status: 429}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp.Runs != 1 || tp.Starved != 1 || len(tp.Unanswered) != 1 || tp.Unanswered[0] <= 0 || tp.Unanswered[0] > tp.Elapsed {
+		t.Errorf("runs %d, starved %d, unanswered %v (elapsed %v); want 1, 1 and one wait within the point", tp.Runs, tp.Starved, tp.Unanswered, tp.Elapsed)
+	}
+}
