@@ -190,11 +190,9 @@ func (ts *tenants) startRun(ctx context.Context, name string, deadline time.Time
 		ahead := len(t.waiting)
 		ts.mu.Unlock()
 		if ts.runQueue == 0 {
-			return nil, 0, tooMany(ErrTooManyRuns, "too_many_runs", fmt.Sprintf("you have %d runs in flight, "+
-				"the most one tenant may; retry when one finishes", ts.maxRuns), time.Second)
+			return nil, 0, ts.tooManyRuns("")
 		}
-		return nil, 0, tooMany(ErrTooManyRuns, "too_many_runs", fmt.Sprintf("you have %d runs in flight, "+
-			"the most one tenant may, and %d more waiting for them; retry when one finishes", ts.maxRuns, ahead), time.Second)
+		return nil, 0, ts.tooManyRuns(fmt.Sprintf(", and %d more waiting for them", ahead))
 	}
 	w := &runWaiter{granted: make(chan struct{})}
 	t.waiting = append(t.waiting, w)
@@ -229,9 +227,14 @@ func (ts *tenants) startRun(ctx context.Context, name string, deadline time.Time
 	if cause != nil {
 		return nil, waited, cause
 	}
-	return nil, waited, tooMany(ErrTooManyRuns, "too_many_runs", fmt.Sprintf("you have %d runs in flight, "+
-		"the most one tenant may, and this one waited %s for one of them to finish; retry when one finishes",
-		ts.maxRuns, waited.Round(time.Millisecond)), time.Second)
+	return nil, waited, ts.tooManyRuns(fmt.Sprintf(", and this one waited %s for one of them to finish", waited.Round(time.Millisecond)))
+}
+
+// tooManyRuns is the refusal of a run at the tenant's limit; detail says
+// why it could not wait.
+func (ts *tenants) tooManyRuns(detail string) error {
+	return tooMany(ErrTooManyRuns, "too_many_runs", fmt.Sprintf("you have %d runs in flight, "+
+		"the most one tenant may%s; retry when one finishes", ts.maxRuns, detail), time.Second)
 }
 
 // waitingRuns is how many runs wait for a slot, all tenants.
