@@ -36,9 +36,10 @@ func runtimeOn(t *testing.T, snapDir string) *Runtime {
 		}
 	}
 	rt := &Runtime{
-		cfg:   Config{SnapshotDir: snapDir, StartTimeout: 5 * time.Second, Runsc: runscBin, Agent: agent, Platform: "systrap"},
-		runsc: &Runsc{Root: t.TempDir()},
-		log:   slog.New(slog.DiscardHandler),
+		cfg:     Config{SnapshotDir: snapDir, StartTimeout: 5 * time.Second, Runsc: runscBin, Agent: agent, Platform: "systrap"},
+		runsc:   &Runsc{Root: t.TempDir()},
+		bundles: t.TempDir(), // a build's bundle goes here, not into the package directory
+		log:     slog.New(slog.DiscardHandler),
 	}
 	t.Cleanup(func() { _ = rt.Close() })
 	return rt
