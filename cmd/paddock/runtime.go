@@ -33,6 +33,7 @@ func newRuntime(cfg *config, logger *slog.Logger) (runner.Runtime, error) {
 		StateDir:    cfg.StateDir,
 		Agent:       cfg.Agent,
 		Platform:    cfg.Platform,
+		DebugLog:    cfg.RunscDebugLog,
 		Logger:      logger,
 		SnapshotDir: cmp.Or(cfg.SnapshotDir, filepath.Join(cfg.CacheDir, "snapshots")),
 	})

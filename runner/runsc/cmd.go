@@ -19,6 +19,10 @@ type Runsc struct {
 	Root string
 	// Platform is the gVisor platform ("systrap", "ptrace").
 	Platform string
+	// DebugLog, when set, runs every invocation with --debug and has runsc
+	// write its logs into this directory: one file per command and per
+	// sandbox or gofer process it starts (runsc names them).
+	DebugLog string
 	Logger   *slog.Logger
 	// Observe, when set, is told about every invocation once it has ended,
 	// failed ones too, in the goroutine that ran it (so possibly in
@@ -42,6 +46,10 @@ func (r *Runsc) global() []string {
 	args := []string{"--root=" + r.Root}
 	if r.Platform != "" {
 		args = append(args, "--platform="+r.Platform)
+	}
+	if r.DebugLog != "" {
+		// A trailing slash makes runsc treat it as a directory.
+		args = append(args, "--debug", "--debug-log="+strings.TrimSuffix(r.DebugLog, "/")+"/")
 	}
 	return args
 }

@@ -34,7 +34,10 @@ type Config struct {
 	// SnapshotDir caches snapshot images across restarts. Empty disables
 	// snapshots.
 	SnapshotDir string
-	Logger      *slog.Logger
+	// DebugLog, when set, is a directory runsc writes its debug logs to
+	// (see Runsc.DebugLog). They grow with every sandbox; for diagnosis.
+	DebugLog string
+	Logger   *slog.Logger
 }
 
 // Runtime starts gVisor sandboxes.
@@ -75,10 +78,15 @@ func New(cfg Config) (*Runtime, error) {
 			Path:     cfg.Runsc,
 			Root:     filepath.Join(cfg.StateDir, "runsc"),
 			Platform: cfg.Platform,
+			DebugLog: cfg.DebugLog,
 			Logger:   cfg.Logger,
 		},
 	}
-	for _, d := range []string{rt.runsc.Root, rt.bundles, rt.agentDir} {
+	dirs := []string{rt.runsc.Root, rt.bundles, rt.agentDir}
+	if cfg.DebugLog != "" {
+		dirs = append(dirs, cfg.DebugLog)
+	}
+	for _, d := range dirs {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", d, err)
 		}
