@@ -39,8 +39,9 @@ help: ## show this help
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-15s\033[0m %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## install the Debian packages Paddock needs (mmdebstrap, the Debian archive keyring)
+deps: ## install the Debian packages Paddock needs (mmdebstrap, the Debian archive keyring, erofs-utils)
 	@missing=; command -v mmdebstrap >/dev/null || missing=mmdebstrap; \
+	command -v mkfs.erofs >/dev/null || missing="$$missing erofs-utils"; \
 	dpkg -s debian-archive-keyring >/dev/null 2>&1 || missing="$$missing debian-archive-keyring"; \
 	[ -z "$$missing" ] || { echo "[deps] apt-get install $$missing"; apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }

@@ -169,7 +169,7 @@ func newCPURuntime(ctx context.Context, o options, dir string, spec runner.Spec,
 		return nil, err
 	}
 	rt, err := runsc.New(runsc.Config{Runsc: o.runsc, StateDir: dir, Agent: agent, Platform: rawPlatform,
-		SnapshotDir: filepath.Join(dir, "snapshots")})
+		SnapshotDir: filepath.Join(dir, "snapshots"), Gofer: o.gofer})
 	if err != nil {
 		return nil, err
 	}

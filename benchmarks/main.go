@@ -19,6 +19,10 @@ import (
 
 type options struct {
 	paddock, runsc, agent, cache string
+	// gofer runs every gVisor sandbox the bench makes through Paddock
+	// (servers and the CPU phases' runtime) with a gofer process instead
+	// of on EROFS images, for a before/after.
+	gofer bool
 	// snapshots is the servers' snapshot directory, private to the run,
 	// so that its images are built by the binaries it measures; the first
 	// server's image serves the rest.
@@ -68,6 +72,7 @@ func main() {
 	flag.StringVar(&o.paddock, "paddock", "bin/paddock", "paddock binary")
 	flag.StringVar(&o.runsc, "runsc", os.Getenv("PADDOCK_RUNSC"), "runsc binary")
 	flag.StringVar(&o.agent, "agent", "bin/paddock-agent", "agent binary")
+	flag.BoolVar(&o.gofer, "gofer", false, "start Paddock's gVisor sandboxes with a gofer process (serve --gofer), as before EROFS images; raw runsc baselines always have one")
 	flag.StringVar(&o.cache, "cache-dir", "/var/cache/paddock", "cache with the built root filesystems (only read: the run keeps its snapshots in a directory of its own)")
 	flag.IntVar(&o.pool, "pool", shippedFloor(), "ready sandboxes per template on the pooled servers (floor and ceiling; default: the templates' own floor); also the idle sandboxes whose memory is read")
 	flag.IntVar(&o.warmN, "warm", 30, "warm-pool samples per probe from a full, idle pool")

@@ -64,8 +64,12 @@ const poolShipped = -1
 
 func (c serverConfig) args(o options, addr, state string) []string {
 	if c.shipped {
-		return []string{"serve", "--listen=" + addr, "--cache-dir=" + o.cache, "--state-dir=" + state,
+		args := []string{"serve", "--listen=" + addr, "--cache-dir=" + o.cache, "--state-dir=" + state,
 			"--runsc=" + o.runsc, "--agent=" + o.agent, "--snapshot-dir=" + o.snapshots}
+		if o.gofer {
+			args = append(args, "--gofer")
+		}
+		return args
 	}
 	args := []string{"serve", "--listen=" + addr, "--runsc=" + o.runsc, "--agent=" + o.agent,
 		"--cache-dir=" + o.cache, "--state-dir=" + state, "--build-rootfs=false", "--snapshot-dir=" + o.snapshots,
@@ -74,6 +78,9 @@ func (c serverConfig) args(o options, addr, state string) []string {
 		"--log-level=warn", "--tenant-rate=0", "--tenant-max-runs=16"}
 	if c.runtime != "" {
 		args = append(args, "--runtime="+c.runtime)
+	}
+	if o.gofer && c.runtime != "runc" {
+		args = append(args, "--gofer")
 	}
 	if c.pool != poolShipped {
 		args = append(args, "--pool-size="+strconv.Itoa(c.pool), "--pool-max="+strconv.Itoa(c.pool))

@@ -30,18 +30,20 @@ type config struct {
 	Runsc    string
 	// RunscDebugLog is a directory for runsc's debug logs ("": none).
 	RunscDebugLog string
-	Runtime       string // "runsc" (gVisor, the default) or "runc"
-	Agent         string
-	Platform      string
-	Templates     []string
-	PoolSize      int // -1: each template's own size
-	PoolMax       int // -1: each template's own ceiling
-	Snapshots     bool
-	SnapshotDir   string // "": <cache>/snapshots
-	PoolMemoryMB  int    // -1: half the host's memory; 0: no budget
-	MaxSandboxes  int    // 0: no cap
-	MaxRefills    int
-	MaxRuns       int
+	// Gofer serves sandbox files through a gofer process instead of EROFS images.
+	Gofer        bool
+	Runtime      string // "runsc" (gVisor, the default) or "runc"
+	Agent        string
+	Platform     string
+	Templates    []string
+	PoolSize     int // -1: each template's own size
+	PoolMax      int // -1: each template's own ceiling
+	Snapshots    bool
+	SnapshotDir  string // "": <cache>/snapshots
+	PoolMemoryMB int    // -1: half the host's memory; 0: no budget
+	MaxSandboxes int    // 0: no cap
+	MaxRefills   int
+	MaxRuns      int
 	// StartBudget caps the sandbox starts running at once (0: two per CPU).
 	StartBudget int
 	// BusyStartBudget caps them while a session's cell runs and for
@@ -114,6 +116,7 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.StateDir, "state-dir", env("PADDOCK_STATE", "/var/lib/paddock"), "runsc state, bundles, the agent copy and idempotent runs (owned by this server)")
 	fs.StringVar(&c.Runsc, "runsc", env("PADDOCK_RUNSC", ""), "runsc binary (static build; see `make runsc`)")
 	fs.StringVar(&c.RunscDebugLog, "runsc-debug-log", env("PADDOCK_RUNSC_DEBUG_LOG", ""), "directory for runsc's own debug logs, one file per runsc command and sandbox process (empty: none; they grow with every sandbox, for diagnosis only)")
+	fs.BoolVar(&c.Gofer, "gofer", false, "serve each gVisor sandbox's root filesystem directory through a gofer process, as runsc does by default, instead of running it on EROFS images of the root filesystem and the agent with no gofer (the images need mkfs.erofs; without it the gofer is used anyway)")
 	fs.StringVar(&c.Agent, "agent", env("PADDOCK_AGENT", filepath.Join(filepath.Dir(exe), "paddock-agent")), "static paddock-agent binary")
 	fs.StringVar(&c.Runtime, "runtime", env("PADDOCK_RUNTIME", "runsc"), "the runtime every sandbox runs on: runsc (gVisor, a kernel of its own; the default) or runc (plain containers on the host's kernel: for trusted code only)")
 	fs.StringVar(&c.Platform, "platform", env("PADDOCK_PLATFORM", "systrap"), "gVisor platform: systrap or ptrace")

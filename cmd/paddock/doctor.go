@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ func doctor(ctx context.Context, args []string) error {
 		{name: "runsc " + cfg.Runsc, err: staticBinary(cfg.Runsc), fix: "run `make runsc` and pass --runsc (a cgo build fails at every sandbox start)"},
 		{name: "agent " + cfg.Agent, err: staticBinary(cfg.Agent), fix: "run `make build`; the agent must be built with CGO_ENABLED=0"},
 		{name: "memory cgroup", err: memoryCgroup(), fix: "mount the cgroup memory controller (v1) or enable it in cgroup v2"},
+		{name: "mkfs.erofs (sandboxes without a gofer)", err: mkfsErofs(cfg), fix: "apt-get install erofs-utils (`make deps` does), or pass --gofer"},
 	}
 	builder := cfg.builder(nil, nil)
 	var img rootfs.Image
@@ -115,6 +117,16 @@ func memoryCgroup() error {
 	return errors.New("no memory controller found under /sys/fs/cgroup")
 }
 
+// mkfsErofs checks for what runs sandboxes on EROFS images; with --gofer
+// nothing is needed.
+func mkfsErofs(cfg *config) error {
+	if cfg.Gofer || cfg.Runtime != "runsc" {
+		return nil
+	}
+	_, err := exec.LookPath("mkfs.erofs")
+	return err
+}
+
 // trySandbox starts one real sandbox in a scratch state directory and runs
 // a one-line program in it.
 func trySandbox(ctx context.Context, cfg *config, t templates.Template, img rootfs.Image) error {
@@ -123,7 +135,7 @@ func trySandbox(ctx context.Context, cfg *config, t templates.Template, img root
 		return err
 	}
 	defer os.RemoveAll(state)
-	rt, err := runsc.New(runsc.Config{Runsc: cfg.Runsc, StateDir: state, Agent: cfg.Agent, Platform: cfg.Platform})
+	rt, err := runsc.New(runsc.Config{Runsc: cfg.Runsc, StateDir: state, Agent: cfg.Agent, Platform: cfg.Platform, Gofer: cfg.Gofer})
 	if err != nil {
 		return err
 	}

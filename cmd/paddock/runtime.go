@@ -34,6 +34,7 @@ func newRuntime(cfg *config, logger *slog.Logger) (runner.Runtime, error) {
 		Agent:       cfg.Agent,
 		Platform:    cfg.Platform,
 		DebugLog:    cfg.RunscDebugLog,
+		Gofer:       cfg.Gofer,
 		Logger:      logger,
 		SnapshotDir: cmp.Or(cfg.SnapshotDir, filepath.Join(cfg.CacheDir, "snapshots")),
 	})

@@ -17,12 +17,14 @@ import (
 // compiling them (tens of ms of CPU per sandbox), for the options Paddock
 // starts sandboxes with. A plain `go install` of runsc fails it, and so
 // would a gVisor upgrade whose option keys no longer match the programs
-// deploy/runsc/precompile.go keeps.
+// deploy/runsc/precompile.go keeps. It runs with a gofer (Config.Gofer) so
+// that the gofer's filter is checked too; the Sentry's options are the
+// same either way.
 func TestGVisorSeccompPrecompiled(t *testing.T) {
 	e := newRealEnv(t)
 	state := t.TempDir()
 	logs := t.TempDir()
-	rt, err := runsc.New(runsc.Config{Runsc: e.runsc, StateDir: state, Agent: os.Getenv("PADDOCK_AGENT"), DebugLog: logs})
+	rt, err := runsc.New(runsc.Config{Runsc: e.runsc, StateDir: state, Agent: os.Getenv("PADDOCK_AGENT"), DebugLog: logs, Gofer: true})
 	if err != nil {
 		t.Fatal(err)
 	}

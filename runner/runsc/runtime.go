@@ -34,6 +34,11 @@ type Config struct {
 	// SnapshotDir caches snapshot images across restarts. Empty disables
 	// snapshots.
 	SnapshotDir string
+	// Gofer serves every sandbox's root filesystem directory through a
+	// gofer process. When false (the default) sandboxes run on EROFS
+	// images of the root filesystem and the agent and need no gofer (see
+	// erofs.go); without mkfs.erofs the runtime says why and uses a gofer.
+	Gofer bool
 	// DebugLog, when set, is a directory runsc writes its debug logs to
 	// (see Runsc.DebugLog). They grow with every sandbox; for diagnosis.
 	DebugLog string
@@ -49,6 +54,8 @@ type Runtime struct {
 	log      *slog.Logger
 	digests
 	inUse imageLocks
+	// images is nil when sandboxes use a gofer.
+	images *images
 }
 
 var (
@@ -94,6 +101,13 @@ func New(cfg Config) (*Runtime, error) {
 	if err := ocispec.InstallAgent(cfg.Agent, rt.agentDir); err != nil {
 		return nil, fmt.Errorf("installing agent: %w", err)
 	}
+	if !cfg.Gofer {
+		im, err := newImages(rt.agentDir, cfg.StateDir)
+		if err != nil {
+			cfg.Logger.Warn("sandboxes will use a gofer process for their files: no EROFS images", "err", err)
+		}
+		rt.images = im
+	}
 	return rt, nil
 }
 
@@ -117,7 +131,7 @@ func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbo
 		return nil, err
 	}
 	bundle := filepath.Join(rt.bundles, id)
-	if err := writeBundle(bundle, ocispec.Render(id, spec, rt.agentDir)); err != nil {
+	if err := rt.writeBundle(ctx, bundle, id, spec); err != nil {
 		return nil, fmt.Errorf("writing bundle for %s: %w", id, err)
 	}
 	sb, err := rt.create(ctx, id, bundle, spec)
@@ -241,6 +255,27 @@ func (rt *Runtime) ReapOthers(ctx context.Context, label, value string) (int, er
 func (rt *Runtime) destroyContainer(ctx context.Context, id string) error {
 	err := rt.runsc.Delete(ctx, id, DeleteOpts{Force: true})
 	return errors.Join(err, os.RemoveAll(filepath.Join(rt.bundles, id)))
+}
+
+// GoferFree says whether sandboxes run on EROFS images, without a gofer.
+func (rt *Runtime) GoferFree() bool { return rt.images != nil }
+
+// writeBundle writes the OCI bundle of sandbox id into dir: spec as
+// ocispec.Render makes it, on the EROFS images when the runtime has them.
+func (rt *Runtime) writeBundle(ctx context.Context, dir, id string, spec runner.Spec) error {
+	s := ocispec.Render(id, spec, rt.agentDir)
+	if rt.images != nil {
+		root, err := rt.images.root(ctx, spec.Rootfs)
+		if err != nil {
+			return err
+		}
+		empty := filepath.Join(dir, "root")
+		if err := os.MkdirAll(empty, 0o700); err != nil {
+			return err
+		}
+		onImages(s, root, rt.images.agent, empty, ocispec.WithDefaults(spec.Limits).DiskBytes)
+	}
+	return writeBundle(dir, s)
 }
 
 func writeBundle(dir string, spec any) error {

@@ -49,6 +49,9 @@ type snapshotInput struct {
 	RootfsID string `json:"rootfs_id"`
 	Runsc    string `json:"runsc_sha256"`
 	Agent    string `json:"agent_sha256"`
+	// Images are the superblock digests of the root filesystem's and the
+	// agent's EROFS images; none when sandboxes use a gofer.
+	Images []string `json:"erofs_images,omitempty"`
 }
 
 // Snapshot returns spec's image from the snapshot directory, building it
@@ -60,7 +63,7 @@ func (rt *Runtime) Snapshot(ctx context.Context, spec runner.Spec) (runner.Snaps
 	if rt.cfg.SnapshotDir == "" {
 		return runner.Snapshot{}, fmt.Errorf("snapshots: %w (no snapshot directory configured)", runner.ErrNotSupported)
 	}
-	in, key, err := rt.snapshotKey(spec)
+	in, key, err := rt.snapshotKey(ctx, spec)
 	if err != nil {
 		return runner.Snapshot{}, err
 	}
@@ -288,7 +291,7 @@ func (rt *Runtime) Restore(ctx context.Context, img runner.Snapshot) (_ runner.S
 		return nil, err
 	}
 	bundle := filepath.Join(rt.bundles, id)
-	if err := writeBundle(bundle, ocispec.Render(id, img.Spec, rt.agentDir)); err != nil {
+	if err := rt.writeBundle(ctx, bundle, id, img.Spec); err != nil {
 		return nil, fmt.Errorf("writing bundle for %s: %w", id, err)
 	}
 	sb, err := rt.launch(ctx, id, bundle, img.Spec, func(ctx context.Context, opts CreateOpts, io stdio) error {
@@ -311,12 +314,12 @@ func (rt *Runtime) Restore(ctx context.Context, img runner.Snapshot) (_ runner.S
 
 // SnapshotKey is the key Snapshot files spec's image under.
 func (rt *Runtime) SnapshotKey(spec runner.Spec) (string, error) {
-	_, key, err := rt.snapshotKey(spec)
+	_, key, err := rt.snapshotKey(context.Background(), spec)
 	return key, err
 }
 
-func (rt *Runtime) snapshotKey(spec runner.Spec) (snapshotInput, string, error) {
-	in, err := rt.snapshotInput(spec)
+func (rt *Runtime) snapshotKey(ctx context.Context, spec runner.Spec) (snapshotInput, string, error) {
+	in, err := rt.snapshotInput(ctx, spec)
 	if err != nil {
 		return in, "", err
 	}
@@ -330,10 +333,20 @@ func (rt *Runtime) snapshotKey(spec runner.Spec) (snapshotInput, string, error) 
 // snapshotInput renders what spec's image depends on. Per-sandbox values
 // (the ID, the state directory, labels) are replaced by placeholders:
 // clones differ in them, and restore accepts that.
-func (rt *Runtime) snapshotInput(spec runner.Spec) (snapshotInput, error) {
+func (rt *Runtime) snapshotInput(ctx context.Context, spec runner.Spec) (snapshotInput, error) {
 	runscSum, agentSum, err := rt.binaryDigests()
 	if err != nil {
 		return snapshotInput{}, err
+	}
+	// A restore needs the very images its checkpoint ran on (runsc compares
+	// their superblocks), so their builds are part of the key.
+	var imgs []string
+	if rt.images != nil {
+		root, err := rt.images.root(ctx, spec.Rootfs)
+		if err != nil {
+			return snapshotInput{}, err
+		}
+		imgs = []string{root.Superblock, rt.images.agent.Superblock}
 	}
 	spec.Labels = nil
 	opts := CreateOpts{OverlaySize: ocispec.WithDefaults(spec.Limits).DiskBytes}
@@ -345,6 +358,7 @@ func (rt *Runtime) snapshotInput(spec runner.Spec) (snapshotInput, error) {
 		RootfsID: spec.RootfsID,
 		Runsc:    runscSum,
 		Agent:    agentSum,
+		Images:   imgs,
 	}, nil
 }
 
