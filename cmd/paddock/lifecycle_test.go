@@ -282,25 +282,51 @@ func fire(s *paddockProc, n int, code string, timeoutMS int) <-chan inFlight {
 }
 
 // blockingRun is a program that marks itself in flight and then waits,
-// without a deadline of its own, until the test releases it: it renames
-// its process inFlightName (what `runsc ps` shows) and polls for released
-// in the agent directory, which every sandbox mounts from the server's
-// state directory (see releaseRuns).
+// without a deadline of its own, until the test releases it: it takes
+// SIGUSR1 as its release, then renames its process inFlightName (what
+// `runsc ps` shows), so a process of that name is one ready for it, and
+// waits for the signal (see releaseRuns). Nothing the host writes shows
+// up inside a sandbox: its root filesystem and agent directory are
+// read-only images.
 const (
 	inFlightName = "pd-inflight"
-	blockingRun  = "import os, time\n" +
+	blockingRun  = "import signal, time\n" +
+		"released = []\n" +
+		"signal.signal(signal.SIGUSR1, lambda *_: released.append(1))\n" +
 		"with open('/proc/self/comm', 'w') as f: f.write('" + inFlightName + "')\n" +
-		"while not os.path.exists('/opt/paddock/released'):\n" +
+		"while not released:\n" +
 		"    time.sleep(0.02)\n" +
 		"print('done')"
 )
 
-// releaseRuns lets every blockingRun of the server over state finish.
-func releaseRuns(t *testing.T, state string) {
+// releaseRuns lets the blockingRun in each of the sandboxes ids of the
+// server over state finish, by sending it SIGUSR1 with `runsc kill`.
+func releaseRuns(t *testing.T, runscPath, state string, ids []string) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(state, "agent", "released"), nil, 0o644); err != nil {
-		t.Fatal(err)
+	for _, id := range ids {
+		pid := inFlightPID(t, runscPath, state, id)
+		out, err := exec.Command(runscPath, "--root="+filepath.Join(state, "runsc"), "kill", "--pid="+pid, id, "USR1").CombinedOutput()
+		if err != nil {
+			t.Fatalf("runsc kill --pid=%s %s USR1: %v\n%s", pid, id, err, out)
+		}
 	}
+}
+
+// inFlightPID is the sandbox PID of sandbox id's process named
+// inFlightName, from `runsc ps` (PID is its second column).
+func inFlightPID(t *testing.T, runscPath, state, id string) string {
+	t.Helper()
+	out, err := exec.Command(runscPath, "--root="+filepath.Join(state, "runsc"), "ps", id).Output()
+	if err != nil {
+		t.Fatalf("runsc ps %s: %v", id, err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n")[1:] {
+		if f := strings.Fields(l); len(f) > 2 && f[len(f)-1] == inFlightName {
+			return f[1]
+		}
+	}
+	t.Fatalf("no %s process in sandbox %s:\n%s", inFlightName, id, out)
+	return ""
 }
 
 // processNames returns the command names `runsc ps` shows in sandbox id
@@ -388,7 +414,7 @@ func TestE2EGracefulShutdown(t *testing.T) {
 			t.Fatalf("sandbox %s no longer runs the test's code before its release: %v", id, processNames(runscPath, state, id))
 		}
 	}
-	releaseRuns(t, state)
+	releaseRuns(t, runscPath, state, running)
 
 	var ids []string
 	for range n {

@@ -100,6 +100,12 @@ func (im *images) root(ctx context.Context, dir string) (image, error) {
 	}
 	defer lock.Release()
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		// A maker killed halfway left its temporary image; no one else
+		// makes one while this lock is held.
+		stale, _ := filepath.Glob(path + ".tmp-*")
+		for _, f := range stale {
+			_ = os.Remove(f)
+		}
 		if err := im.make(path, dir, "--preserve-mtime", "--exclude-regex="+filestorePattern); err != nil {
 			return image{}, err
 		}
