@@ -43,6 +43,7 @@ deps: ## install the Debian packages Paddock needs (mmdebstrap, the Debian archi
 	@missing=; command -v mmdebstrap >/dev/null || missing=mmdebstrap; \
 	command -v mkfs.erofs >/dev/null || missing="$$missing erofs-utils"; \
 	dpkg -s debian-archive-keyring >/dev/null 2>&1 || missing="$$missing debian-archive-keyring"; \
+	missing=$${missing# }; \
 	[ -z "$$missing" ] || { echo "[deps] apt-get install $$missing"; apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }
 
