@@ -63,13 +63,17 @@ func (c serverConfig) describe() string {
 const poolShipped = -1
 
 func (c serverConfig) args(o options, addr, state string) []string {
+	args := c.serveArgs(o, addr, state)
+	if o.gofer && c.runtime != "runc" {
+		args = append(args, "--gofer")
+	}
+	return args
+}
+
+func (c serverConfig) serveArgs(o options, addr, state string) []string {
 	if c.shipped {
-		args := []string{"serve", "--listen=" + addr, "--cache-dir=" + o.cache, "--state-dir=" + state,
+		return []string{"serve", "--listen=" + addr, "--cache-dir=" + o.cache, "--state-dir=" + state,
 			"--runsc=" + o.runsc, "--agent=" + o.agent, "--snapshot-dir=" + o.snapshots}
-		if o.gofer {
-			args = append(args, "--gofer")
-		}
-		return args
 	}
 	args := []string{"serve", "--listen=" + addr, "--runsc=" + o.runsc, "--agent=" + o.agent,
 		"--cache-dir=" + o.cache, "--state-dir=" + state, "--build-rootfs=false", "--snapshot-dir=" + o.snapshots,
@@ -78,9 +82,6 @@ func (c serverConfig) args(o options, addr, state string) []string {
 		"--log-level=warn", "--tenant-rate=0", "--tenant-max-runs=16"}
 	if c.runtime != "" {
 		args = append(args, "--runtime="+c.runtime)
-	}
-	if o.gofer && c.runtime != "runc" {
-		args = append(args, "--gofer")
 	}
 	if c.pool != poolShipped {
 		args = append(args, "--pool-size="+strconv.Itoa(c.pool), "--pool-max="+strconv.Itoa(c.pool))

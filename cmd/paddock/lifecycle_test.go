@@ -313,35 +313,41 @@ func releaseRuns(t *testing.T, runscPath, state string, ids []string) {
 }
 
 // inFlightPID is the sandbox PID of sandbox id's process named
-// inFlightName, from `runsc ps` (PID is its second column).
+// inFlightName (PID is the second column of `runsc ps`).
 func inFlightPID(t *testing.T, runscPath, state, id string) string {
 	t.Helper()
-	out, err := exec.Command(runscPath, "--root="+filepath.Join(state, "runsc"), "ps", id).Output()
-	if err != nil {
-		t.Fatalf("runsc ps %s: %v", id, err)
-	}
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n")[1:] {
-		if f := strings.Fields(l); len(f) > 2 && f[len(f)-1] == inFlightName {
+	rows := psRows(runscPath, state, id)
+	for _, f := range rows {
+		if len(f) > 2 && f[len(f)-1] == inFlightName {
 			return f[1]
 		}
 	}
-	t.Fatalf("no %s process in sandbox %s:\n%s", inFlightName, id, out)
+	t.Fatalf("no %s process in sandbox %s: %v", inFlightName, id, rows)
 	return ""
+}
+
+// psRows returns the rows of `runsc ps` for sandbox id, split into
+// columns, or nil when runsc no longer knows it.
+func psRows(runscPath, state, id string) [][]string {
+	out, err := exec.Command(runscPath, "--root="+filepath.Join(state, "runsc"), "ps", id).Output()
+	if err != nil {
+		return nil
+	}
+	var rows [][]string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n")[1:] {
+		if f := strings.Fields(l); len(f) > 0 {
+			rows = append(rows, f)
+		}
+	}
+	return rows
 }
 
 // processNames returns the command names `runsc ps` shows in sandbox id
 // (the last column of its table), or nil when runsc no longer knows it.
 func processNames(runscPath, state, id string) []string {
-	out, err := exec.Command(runscPath, "--root="+filepath.Join(state, "runsc"), "ps", id).Output()
-	if err != nil {
-		return nil
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	var names []string
-	for _, l := range lines[1:] {
-		if f := strings.Fields(l); len(f) > 0 {
-			names = append(names, f[len(f)-1])
-		}
+	for _, f := range psRows(runscPath, state, id) {
+		names = append(names, f[len(f)-1])
 	}
 	return names
 }

@@ -13,22 +13,17 @@ import (
 	"github.com/paddock-dev/paddock/runner/runsc"
 )
 
-// commandsOf returns the command lines of the host processes whose
-// command line starts with prog and names id.
+// commandsOf returns the command lines of the host processes that name
+// id (processesNaming) and run prog.
 func commandsOf(t *testing.T, prog, id string) []string {
 	t.Helper()
-	dirs, err := filepath.Glob("/proc/[0-9]*/cmdline")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var found []string
-	for _, d := range dirs {
-		b, err := os.ReadFile(d)
+	for _, pid := range processesNaming(id) {
+		b, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
 		if err != nil {
 			continue // gone meanwhile
 		}
-		cmd := strings.ReplaceAll(string(b), "\x00", " ")
-		if strings.HasPrefix(cmd, prog+" ") && strings.Contains(cmd, id) {
+		if cmd := strings.ReplaceAll(string(b), "\x00", " "); strings.HasPrefix(cmd, prog+" ") {
 			found = append(found, cmd)
 		}
 	}
