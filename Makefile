@@ -13,7 +13,7 @@ PADDOCK_STATE ?= /var/lib/paddock
 GO_VERSION := $(shell go env GOVERSION)
 # The build recipe's own digest is part of runsc's cache key: a change to
 # deploy/runsc builds runsc again.
-RUNSC_RECIPE := $(shell cat deploy/runsc/build.sh deploy/runsc/precompile.go | sha256sum | cut -c1-8)
+RUNSC_RECIPE := $(shell cat deploy/runsc/build.sh deploy/runsc/precompile.go deploy/runsc/startgc.go | sha256sum | cut -c1-8)
 RUNSC := $(PADDOCK_CACHE)/runsc/$(GVISOR_VERSION)-$(GO_VERSION)-$(RUNSC_RECIPE)/runsc
 BIN := $(CURDIR)/bin
 LISTEN ?= 127.0.0.1:8080
@@ -55,8 +55,8 @@ cc: ## install a C compiler when none is found (the server's cgo build needs one
 .PHONY: runsc
 runsc: $(RUNSC) ## build the pinned runsc (static) into the cache
 # deploy/runsc/build.sh builds it from the module proxy's source with its
-# seccomp filters precompiled, as gVisor's own release build does (see the
-# script). The compile runs at a lower CPU priority: during `make install`
+# seccomp filters precompiled, as gVisor's own release build does, and the
+# Sentry's collector slowed while a sandbox starts (see the script). The compile runs at a lower CPU priority: during `make install`
 # the binaries and the root filesystems are the longer path to a first answer.
 # No prerequisites: the recipe's digest is in the path, and a fresh
 # checkout's newer file times must not rebuild a cached runsc.
