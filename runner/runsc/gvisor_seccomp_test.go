@@ -22,18 +22,8 @@ import (
 // same either way.
 func TestGVisorSeccompPrecompiled(t *testing.T) {
 	e := newRealEnv(t)
-	state := t.TempDir()
 	logs := t.TempDir()
-	rt, err := runsc.New(runsc.Config{Runsc: e.runsc, StateDir: state, Agent: os.Getenv("PADDOCK_AGENT"), DebugLog: logs, Gofer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = rt.Cleanup(context.Background())
-		if err := rt.Close(); err != nil {
-			t.Errorf("closing the runtime: %v", err)
-		}
-	})
+	rt := ownRuntime(t, e, runsc.Config{DebugLog: logs, Gofer: true})
 	sb, err := rt.Start(t.Context(), e.specs["python"])
 	if err != nil {
 		t.Fatalf("start: %v", err)

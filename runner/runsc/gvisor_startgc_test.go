@@ -24,17 +24,7 @@ const (
 func TestGVisorSentryStartupGC(t *testing.T) {
 	e := newRealEnv(t)
 	logs := t.TempDir()
-	rt, err := runsc.New(runsc.Config{Runsc: e.runsc, StateDir: t.TempDir(), Agent: os.Getenv("PADDOCK_AGENT"),
-		SnapshotDir: t.TempDir(), DebugLog: logs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = rt.Cleanup(context.Background())
-		if err := rt.Close(); err != nil {
-			t.Errorf("closing the runtime: %v", err)
-		}
-	})
+	rt := ownRuntime(t, e, runsc.Config{SnapshotDir: t.TempDir(), DebugLog: logs})
 	spec := e.specs["python"]
 
 	cold, err := rt.Start(t.Context(), spec)

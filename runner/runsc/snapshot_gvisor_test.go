@@ -18,9 +18,17 @@ import (
 // directory and the given snapshot directory.
 func snapshotRuntime(t *testing.T, e *realEnv, snapDir string) *runsc.Runtime {
 	t.Helper()
-	state := t.TempDir()
-	rt, err := runsc.New(runsc.Config{Runsc: e.runsc, StateDir: state, Agent: os.Getenv("PADDOCK_AGENT"), SnapshotDir: snapDir,
+	return ownRuntime(t, e, runsc.Config{SnapshotDir: snapDir,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+}
+
+// ownRuntime is a runtime of its own on e's runsc and agent, with a fresh
+// state directory and the rest of cfg. The test fails if it leaves a
+// sandbox behind.
+func ownRuntime(t *testing.T, e *realEnv, cfg runsc.Config) *runsc.Runtime {
+	t.Helper()
+	cfg.Runsc, cfg.Agent, cfg.StateDir = e.runsc, os.Getenv("PADDOCK_AGENT"), t.TempDir()
+	rt, err := runsc.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
