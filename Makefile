@@ -13,7 +13,7 @@ PADDOCK_STATE ?= /var/lib/paddock
 GO_VERSION := $(shell go env GOVERSION)
 # The build recipe's own digest is part of runsc's cache key: a change to
 # deploy/runsc builds runsc again.
-RUNSC_RECIPE := $(shell cat deploy/runsc/build.sh deploy/runsc/precompile.go deploy/runsc/startgc.go | sha256sum | cut -c1-8)
+RUNSC_RECIPE := $(shell cat $(sort $(wildcard deploy/runsc/*)) | sha256sum | cut -c1-8)
 RUNSC := $(PADDOCK_CACHE)/runsc/$(GVISOR_VERSION)-$(GO_VERSION)-$(RUNSC_RECIPE)/runsc
 BIN := $(CURDIR)/bin
 LISTEN ?= 127.0.0.1:8080

@@ -28,23 +28,24 @@ cp -R "$src" "$work/gvisor"
 chmod -R u+w "$work/gvisor"
 cd "$work/gvisor"
 
+# hook FILE ANCHOR LINE: add LINE after ANCHOR, which must be a whole
+# line of FILE exactly once (else this gVisor version needs a new step).
+hook() {
+	[ "$(grep -cxF "$2" "$1")" = 1 ] || { echo "build.sh: $1: anchor '$2' not found once; this gVisor version needs a new build step" >&2; exit 1; }
+	awk -v anchor="$2" -v add="$3" '{ print } $0 == anchor { print add }' "$1" > "$1.new" && mv "$1.new" "$1"
+}
+
 mkdir paddockseccomp
 cp "$here/precompile.go" paddockseccomp/main.go
 go run ./paddockseccomp/main.go runsc/boot/filter runsc/fsgofer/filter
-
-for f in runsc/boot/filter/filter_precompiled.go runsc/fsgofer/filter/filter_precompiled.go; do
-	grep -q '^	precompiledPrograms = programs$' "$f" || { echo "build.sh: $f: registry line not found; this gVisor version needs a new build step" >&2; exit 1; }
-	sed -i 's/^	precompiledPrograms = programs$/	paddockPrecompiled(programs)\n	precompiledPrograms = programs/' "$f"
-done
 rm -r paddockseccomp
+for f in runsc/boot/filter/filter_precompiled.go runsc/fsgofer/filter/filter_precompiled.go; do
+	hook "$f" '	programs := make(map[string]precompiledseccomp.Program)' '	paddockPrecompiled(programs)'
+done
 
 # The Sentry's collector runs less often while a sandbox starts
 # (startgc.go says why): two calls, each after a line of the boot path.
 sed '/^\/\/go:build ignore$/d' "$here/startgc.go" > runsc/boot/paddock_startgc.go
-hook() { # file, anchor line, line to add after it
-	[ "$(grep -cxF "$2" "$1")" = 1 ] || { echo "build.sh: $1: anchor '$2' not found once; this gVisor version needs a new build step" >&2; exit 1; }
-	awk -v anchor="$2" -v add="$3" '{ print } $0 == anchor { print add }' "$1" > "$1.new" && mv "$1.new" "$1"
-}
 hook runsc/cmd/sentry/sentrycmd/boot.go '	timer.Reached("boot subcommand dispatched")' '	boot.PaddockStartupGC()'
 hook runsc/boot/loader.go '	l.startupTimer.Reached("kernel started")' '	paddockStartedGC()'
 
