@@ -181,3 +181,44 @@ func killMembers(dir string) {
 		}
 	}
 }
+
+// deadCgroupAge is how long an empty sandbox cgroup must have existed
+// before Cleanup removes it. runsc makes a sandbox's cgroups a moment
+// before it moves the sandbox into them, and another server on this host
+// (another runsc root) may be in that moment; none takes minutes.
+const deadCgroupAge = 10 * time.Minute
+
+// removeDeadCgroups removes the sandbox cgroups (a sandbox ID under
+// parent: CgroupsPath) in every hierarchy under base that hold no process
+// and were made more than minAge before now: what sandboxes left when they
+// died with their runsc state, or when that state was removed under them
+// (a test's temporary root). Every
+// server on the host shares the cgroup parent, so a cgroup still holding
+// a process is left alone, whoever's it is: the kernel refuses to remove
+// it (EBUSY) and nothing is killed. It returns how many sandboxes' cgroups
+// it removed.
+func removeDeadCgroups(base, parent string, minAge time.Duration, now time.Time) (int, error) {
+	v1, _ := filepath.Glob(filepath.Join(base, "*", parent, "pd-*"))
+	v2, _ := filepath.Glob(filepath.Join(base, parent, "pd-*"))
+	removed := map[string]bool{}
+	var errs []error
+	for _, dir := range append(v1, v2...) {
+		id := filepath.Base(dir)
+		if !sandboxID.MatchString(id) {
+			continue
+		}
+		fi, err := os.Stat(dir)
+		if err != nil || !fi.IsDir() || now.Sub(fi.ModTime()) < minAge {
+			continue
+		}
+		switch err := syscall.Rmdir(dir); {
+		case err == nil:
+			removed[id] = true
+		case errors.Is(err, syscall.EBUSY), errors.Is(err, syscall.ENOENT):
+			// In use, or removed by its own runsc meanwhile.
+		default:
+			errs = append(errs, fmt.Errorf("removing cgroup %s: %w", dir, err))
+		}
+	}
+	return len(removed), errors.Join(errs...)
+}

@@ -209,7 +209,9 @@ func (rt *Runtime) launch(ctx context.Context, id, bundle string, spec runner.Sp
 // Cleanup destroys every container under the runtime's root: orphans of
 // a previous process that died without cleaning up, the ones runsc lists
 // and the ones whose start it was killed in the middle of (see
-// reapStrays). It returns how many containers it destroyed.
+// reapStrays). It also removes the empty cgroups, older than
+// deadCgroupAge, that dead sandboxes of any server on the host left (see
+// removeDeadCgroups). It returns how many containers it destroyed.
 func (rt *Runtime) Cleanup(ctx context.Context) (int, error) {
 	cs, err := rt.runsc.List(ctx)
 	if err != nil {
@@ -221,6 +223,11 @@ func (rt *Runtime) Cleanup(ctx context.Context) (int, error) {
 	}
 	strays, err := rt.reapStrays(ctx)
 	errs = append(errs, err)
+	dead, err := removeDeadCgroups(ocispec.CgroupRoot, ocispec.CgroupParent, deadCgroupAge, time.Now())
+	errs = append(errs, err)
+	if dead > 0 {
+		rt.log.Warn("removed the empty cgroups of sandboxes that died without them being removed", "sandboxes", dead)
+	}
 	n := len(cs)
 	for id := range strays {
 		if !slices.ContainsFunc(cs, func(c Container) bool { return c.ID == id }) {
