@@ -55,7 +55,16 @@ type images struct {
 	agent image
 
 	mu    sync.Mutex
-	roots map[string]image // by root filesystem directory
+	roots map[string]*rootImage // by root filesystem directory
+}
+
+// rootImage is the image of one root filesystem directory, made once. Its
+// own lock keeps the makers of one image waiting for each other, and
+// leaves other templates' starts free while it is made.
+type rootImage struct {
+	mu   sync.Mutex
+	img  image
+	made bool
 }
 
 // image is one EROFS image file and the digest of its superblock, which
@@ -73,7 +82,7 @@ func newImages(agentDir, stateDir string) (*images, error) {
 	if err != nil {
 		return nil, errors.New("mkfs.erofs not found (Debian: apt-get install erofs-utils)")
 	}
-	im := &images{mkfs: mkfs, roots: map[string]image{}}
+	im := &images{mkfs: mkfs, roots: map[string]*rootImage{}}
 	path := filepath.Join(stateDir, "agent.erofs")
 	if err := im.make(path, agentDir, "-T"+agentTime, "-U"+agentUUID); err != nil {
 		return nil, err
@@ -86,13 +95,34 @@ func newImages(agentDir, stateDir string) (*images, error) {
 
 // root returns the image of the root filesystem in dir, made next to it
 // (dir + ".erofs") the first time any process on the host asks; makers
-// of one image wait for each other on a lock file.
+// of one image wait for each other, in this process on its rootImage and
+// across processes on a lock file. Images of other directories are made
+// and found meanwhile.
 func (im *images) root(ctx context.Context, dir string) (image, error) {
 	im.mu.Lock()
-	defer im.mu.Unlock()
-	if img, ok := im.roots[dir]; ok {
-		return img, nil
+	r := im.roots[dir]
+	if r == nil {
+		r = &rootImage{}
+		im.roots[dir] = r
 	}
+	im.mu.Unlock()
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.made {
+		return r.img, nil
+	}
+	img, err := im.makeRoot(ctx, dir)
+	if err != nil {
+		return image{}, err
+	}
+	r.img, r.made = img, true
+	return img, nil
+}
+
+// makeRoot makes the image of dir unless another process has, under the
+// host-wide lock file, and reads its superblock.
+func (im *images) makeRoot(ctx context.Context, dir string) (image, error) {
 	path := dir + ".erofs"
 	lock, err := filelock.Acquire(ctx, path+".lock", filelock.Exclusive, nil)
 	if err != nil {
@@ -112,12 +142,7 @@ func (im *images) root(ctx context.Context, dir string) (image, error) {
 	} else if err != nil {
 		return image{}, err
 	}
-	img, err := readImage(path)
-	if err != nil {
-		return image{}, err
-	}
-	im.roots[dir] = img
-	return img, nil
+	return readImage(path)
 }
 
 // make writes the image of dir to path, through a temporary file so that
