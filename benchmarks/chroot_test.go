@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,6 +110,19 @@ func TestNativeRowsRunTheTemplatesOwnPython(t *testing.T) {
 	}
 	if readOnly != "True\n" {
 		t.Errorf("the chrooted interpreter's /workspace read-only: %q, want True", readOnly)
+	}
+}
+
+// TestHostCommandHasTheSandboxEnvironment: the host row's interpreter
+// starts with the sandbox's variables, none of the bench's own.
+func TestHostCommandHasTheSandboxEnvironment(t *testing.T) {
+	t.Setenv("NODE_EXTRA_CA_CERTS", "/etc/ssl/certs/ca-certificates.crt")
+	out, err := hostCommand([]string{"/usr/bin/env"}).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Fields(string(out)), rootfsEnv; !slices.Equal(got, want) {
+		t.Errorf("environment %q, want %q", got, want)
 	}
 }
 

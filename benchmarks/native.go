@@ -108,5 +108,12 @@ func lastLine(s string) string {
 	return s
 }
 
-// hostCommand runs argv on the host as it is.
-func hostCommand(argv []string) *exec.Cmd { return exec.Command(argv[0], argv[1:]...) }
+// hostCommand runs argv on the host, in the environment a sandbox's
+// program gets (rootfsEnv), not the host's own: a host's variables can
+// change an interpreter's start (NODE_EXTRA_CA_CERTS has Node parse a CA
+// bundle at every start, three times its CPU here).
+func hostCommand(argv []string) *exec.Cmd {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = rootfsEnv
+	return cmd
+}
