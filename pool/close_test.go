@@ -66,10 +66,12 @@ func TestCloseWithoutStart(t *testing.T) {
 // A filler whose start completes after Close began must not leak the
 // sandbox, even when the runtime ignores the cancelled context.
 func TestCloseDestroysLateFillerStart(t *testing.T) {
+	entered := make(chan struct{})
 	gate := make(chan struct{})
 	cancelled := make(chan struct{})
 	rt := &runnertest.Runtime{}
 	rt.StartFunc = func(ctx context.Context, spec runner.Spec) (runner.Sandbox, error) {
+		close(entered)
 		<-ctx.Done() // Close has begun...
 		close(cancelled)
 		<-gate // ...but this start finishes anyway
@@ -80,7 +82,10 @@ func TestCloseDestroysLateFillerStart(t *testing.T) {
 		t.Fatalf("New: %v", err)
 	}
 	m.Start()
-	waitFor(t, "filler starting", func() bool { return stats(m, "python").Starting == 1 })
+	// The filler counts itself starting before it waits for a refill
+	// slot; only once it is inside the runtime's Start may Close begin,
+	// or Close would end the wait and no start would ever come.
+	<-entered
 
 	closed := make(chan error, 1)
 	go func() { closed <- m.Close(context.Background()) }()
