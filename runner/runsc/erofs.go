@@ -62,9 +62,8 @@ type images struct {
 // own lock keeps the makers of one image waiting for each other, and
 // leaves other templates' starts free while it is made.
 type rootImage struct {
-	mu   sync.Mutex
-	img  image
-	made bool
+	mu  sync.Mutex
+	img image // zero until made
 }
 
 // image is one EROFS image file and the digest of its superblock, which
@@ -109,15 +108,14 @@ func (im *images) root(ctx context.Context, dir string) (image, error) {
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.made {
-		return r.img, nil
+	if r.img.Path == "" {
+		img, err := im.makeRoot(ctx, dir)
+		if err != nil {
+			return image{}, err
+		}
+		r.img = img
 	}
-	img, err := im.makeRoot(ctx, dir)
-	if err != nil {
-		return image{}, err
-	}
-	r.img, r.made = img, true
-	return img, nil
+	return r.img, nil
 }
 
 // makeRoot makes the image of dir unless another process has, under the

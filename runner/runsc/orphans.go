@@ -147,11 +147,9 @@ func alive(pid int) bool {
 // stubs) die only after their parent: while a cgroup is busy, whatever is
 // still in it is killed, and the removal tried again until strayGrace.
 func removeCgroups(id string) error {
-	v1, _ := filepath.Glob("/sys/fs/cgroup/*" + ocispec.CgroupsPath(id))
-	v2, _ := filepath.Glob("/sys/fs/cgroup" + ocispec.CgroupsPath(id))
 	deadline := time.Now().Add(strayGrace)
 	var errs []error
-	for _, dir := range append(v1, v2...) {
+	for _, dir := range cgroupDirs(ocispec.CgroupRoot, ocispec.CgroupsPath(id)) {
 		for {
 			err := os.Remove(dir)
 			if err == nil || errors.Is(err, os.ErrNotExist) {
@@ -188,21 +186,26 @@ func killMembers(dir string) {
 // (another runsc root) may be in that moment; none takes minutes.
 const deadCgroupAge = 10 * time.Minute
 
+// cgroupDirs lists the directories of cgroup path (a glob pattern) in the
+// cgroup v1 hierarchies under base and in the v2 unified one at base.
+func cgroupDirs(base, path string) []string {
+	v1, _ := filepath.Glob(filepath.Join(base, "*", path))
+	v2, _ := filepath.Glob(filepath.Join(base, path))
+	return append(v1, v2...)
+}
+
 // removeDeadCgroups removes the sandbox cgroups (a sandbox ID under
 // parent: CgroupsPath) in every hierarchy under base that hold no process
 // and were made more than minAge before now: what sandboxes left when they
 // died with their runsc state, or when that state was removed under them
-// (a test's temporary root). Every
-// server on the host shares the cgroup parent, so a cgroup still holding
-// a process is left alone, whoever's it is: the kernel refuses to remove
-// it (EBUSY) and nothing is killed. It returns how many sandboxes' cgroups
-// it removed.
+// (a test's temporary root). Every server on the host shares the cgroup
+// parent, so a cgroup still holding a process is left alone, whoever's it
+// is: the kernel refuses to remove it (EBUSY) and nothing is killed. It
+// returns how many sandboxes' cgroups it removed.
 func removeDeadCgroups(base, parent string, minAge time.Duration, now time.Time) (int, error) {
-	v1, _ := filepath.Glob(filepath.Join(base, "*", parent, "pd-*"))
-	v2, _ := filepath.Glob(filepath.Join(base, parent, "pd-*"))
 	removed := map[string]bool{}
 	var errs []error
-	for _, dir := range append(v1, v2...) {
+	for _, dir := range cgroupDirs(base, filepath.Join(parent, "pd-*")) {
 		id := filepath.Base(dir)
 		if !sandboxID.MatchString(id) {
 			continue
