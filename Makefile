@@ -61,7 +61,7 @@ runsc: $(RUNSC) ## build the pinned runsc (static) into the cache
 # No prerequisites: the recipe's digest is in the path, and a fresh
 # checkout's newer file times must not rebuild a cached runsc.
 $(RUNSC):
-	@echo "[runsc] building $(GVISOR_VERSION) (static, seccomp filters precompiled, the Sentry collecting less while it starts; about 3.5 min on 2 cores with a cold Go build cache)"
+	@echo "[runsc] building $(GVISOR_VERSION) (static, seccomp filters precompiled, the Sentry collecting less while it starts, checkpoints without the EROFS dentry cache; about 3.5 min on 2 cores with a cold Go build cache)"
 	@start=$$(date +%s); mkdir -p $(dir $@) && \
 	nice -n 10 sh deploy/runsc/build.sh $(GVISOR_VERSION) $@ && \
 	echo "[runsc] built in $$(( $$(date +%s) - start )) s: $@"
