@@ -45,14 +45,7 @@ func TestGVisorCheckpointLeavesUnusedDentriesOut(t *testing.T) {
 	spec := e.specs["python"]
 	spec.Warmup = walkUsr
 
-	img, err := rt.Snapshot(t.Context(), spec)
-	if err != nil {
-		t.Fatalf("snapshot: %v", err)
-	}
-	restored, err := rt.Restore(t.Context(), img)
-	if err != nil {
-		t.Fatalf("restore: %v", err)
-	}
+	restored := snapshotAndRestore(t, rt, spec)
 	decoded := waitDecodedDentries(t, logs, restored.ID())
 	res := runOn(t, restored, walkUsr)
 	walked, err := strconv.Atoi(strings.TrimSpace(string(res.Stdout)))

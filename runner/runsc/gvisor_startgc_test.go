@@ -34,14 +34,7 @@ func TestGVisorSentryStartupGC(t *testing.T) {
 	waitBootLog(t, logs, cold.ID(), "cold start")
 	runOn(t, cold, "print(1)")
 
-	img, err := rt.Snapshot(t.Context(), spec)
-	if err != nil {
-		t.Fatalf("snapshot: %v", err)
-	}
-	restored, err := rt.Restore(t.Context(), img)
-	if err != nil {
-		t.Fatalf("restore: %v", err)
-	}
+	restored := snapshotAndRestore(t, rt, spec)
 	waitBootLog(t, logs, restored.ID(), "restore")
 	runOn(t, restored, "print(1)")
 }

@@ -43,6 +43,21 @@ func ownRuntime(t *testing.T, e *realEnv, cfg runsc.Config) *runsc.Runtime {
 	return rt
 }
 
+// snapshotAndRestore snapshots spec on rt and restores one sandbox from
+// the image.
+func snapshotAndRestore(t *testing.T, rt *runsc.Runtime, spec runner.Spec) runner.Sandbox {
+	t.Helper()
+	img, err := rt.Snapshot(t.Context(), spec)
+	if err != nil {
+		t.Fatalf("snapshot: %v", err)
+	}
+	sb, err := rt.Restore(t.Context(), img)
+	if err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	return sb
+}
+
 func runOn(t *testing.T, sb runner.Sandbox, code string) runner.RunResult {
 	t.Helper()
 	defer sb.Destroy(context.Background())
