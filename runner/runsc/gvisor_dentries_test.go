@@ -31,9 +31,10 @@ var erofsDentriesDecoded = regexp.MustCompile(`\|\s*(\d+)\s*\|[^|]*\|\s*pkg/sent
 // runsc` builds (deploy/runsc/erofsevict.go): a checkpoint empties the
 // EROFS filesystems' caches of dentries nothing uses, so a restore does
 // not decode them. The snapshot's warm-up walks /usr, which fills the
-// cache (1,000 dentries); the restore must decode
-// far fewer, and the restored sandbox must still find every file. The
-// runsc of a plain `go install` saves the full cache and fails here.
+// cache (1,000 dentries); the restore must decode far fewer, and the
+// restored sandbox must still walk /usr, its files looked up again from
+// the image. The runsc of a plain `go install` saves the full cache and
+// fails here.
 func TestGVisorCheckpointLeavesUnusedDentriesOut(t *testing.T) {
 	prereq.Command(t, "mkfs.erofs", "erofs-utils")
 	e := newRealEnv(t)
