@@ -1,12 +1,10 @@
 package runsc_test
 
 import (
-	"context"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/paddock-dev/paddock/internal/prereq"
 	"github.com/paddock-dev/paddock/runner/runsc"
@@ -64,25 +62,25 @@ func TestGVisorCheckpointLeavesUnusedDentriesOut(t *testing.T) {
 // waitDecodedDentries waits for the restore's boot log to hold runsc's
 // "Kernel load stats" table and returns its count of EROFS dentries. The
 // table is written before the restored sandbox answers, so the wait is
-// for the log file to reach disk; it ends after a minute.
+// for the log file to reach disk.
 func waitDecodedDentries(t *testing.T, dir, id string) int {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	for {
-		text := bootLog(t, dir, id)
-		if i := strings.Index(text, "Kernel load stats"); i >= 0 {
-			for _, line := range strings.Split(text[i:], "\n") {
-				if m := erofsDentriesDecoded.FindStringSubmatch(line); m != nil {
-					n, _ := strconv.Atoi(m[1])
-					return n
-				}
+	n := -1
+	_, ok := pollBootLog(t, dir, id, func(text string) bool {
+		i := strings.Index(text, "Kernel load stats")
+		if i < 0 {
+			return false
+		}
+		for _, line := range strings.Split(text[i:], "\n") {
+			if m := erofsDentriesDecoded.FindStringSubmatch(line); m != nil {
+				n, _ = strconv.Atoi(m[1])
+				return true
 			}
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the boot log of restored sandbox %s in %s has no EROFS dentry row in its Kernel load stats", id, dir)
-		case <-time.After(20 * time.Millisecond):
-		}
+		return false
+	})
+	if !ok {
+		t.Fatalf("the boot log of restored sandbox %s in %s has no EROFS dentry row in its Kernel load stats", id, dir)
 	}
+	return n
 }

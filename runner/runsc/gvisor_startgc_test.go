@@ -42,24 +42,37 @@ func TestGVisorSentryStartupGC(t *testing.T) {
 // waitBootLog waits until the boot log of sandbox id holds both GC lines,
 // in order. The second is written by the Sentry beside the application,
 // after the kernel starts, so it may come a little after the sandbox
-// answers; the wait ends at the test's deadline or after a minute.
+// answers.
 func waitBootLog(t *testing.T, dir, id, what string) {
+	t.Helper()
+	last, ok := pollBootLog(t, dir, id, func(text string) bool {
+		slowed, restored := strings.Index(text, gcSlowed), strings.Index(text, gcRestored)
+		return slowed >= 0 && restored > slowed
+	})
+	switch {
+	case ok:
+	case last == "":
+		t.Fatalf("%s: no boot log names sandbox %s in %s", what, id, dir)
+	default:
+		t.Fatalf("%s: the boot log of %s lacks %q or %q after it (runsc not built by deploy/runsc/build.sh?)", what, id, gcSlowed, gcRestored)
+	}
+}
+
+// pollBootLog reads the boot log of sandbox id until holds says it has
+// what the caller waits for, for at most a minute (or until the test's
+// deadline). It returns the last text read and whether holds said yes.
+func pollBootLog(t *testing.T, dir, id string, holds func(text string) bool) (string, bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	var last string
 	for {
-		last = bootLog(t, dir, id)
-		slowed, restored := strings.Index(last, gcSlowed), strings.Index(last, gcRestored)
-		if slowed >= 0 && restored > slowed {
-			return
+		text := bootLog(t, dir, id)
+		if holds(text) {
+			return text, true
 		}
 		select {
 		case <-ctx.Done():
-			if last == "" {
-				t.Fatalf("%s: no boot log names sandbox %s in %s", what, id, dir)
-			}
-			t.Fatalf("%s: the boot log of %s lacks %q or %q after it (runsc not built by deploy/runsc/build.sh?)", what, id, gcSlowed, gcRestored)
+			return text, false
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
