@@ -14,8 +14,11 @@ import (
 // answered, and the full budget is back once the cell has ended.
 func TestE2ELiveCellCapsStarts(t *testing.T) {
 	// No hold and no cell maximum: what is checked must not depend on how
-	// fast the machine gets from the cell's start to the checks.
-	e := newE2EWith(t, "--start-budget=3", "--busy-start-budget=1", "--busy-hold=0", "--busy-cell-max=0")
+	// fast the machine gets from the cell's start to the checks. The
+	// running cell's timeout (the largest allowed) outlasts the one-shot
+	// beside it, which may wait for a start as long as the queue deadline
+	// (2 minutes in these tests) on a loaded machine.
+	e := newE2EWith(t, "--start-budget=3", "--busy-start-budget=1", "--busy-hold=0", "--busy-cell-max=0", "--max-timeout=5m")
 	id := e.newSession(t, map[string]any{"language": "python"})
 	if got := e.st.Pool.StartBudget(); got != 3 {
 		t.Fatalf("start budget with no cell running = %d, want 3", got)

@@ -55,10 +55,12 @@ func (e *e2e) interruptRunaway(t *testing.T, id, code string) string {
 }
 
 // interruptRunawayAfter is interruptRunaway that calls running (unless
-// nil) once the line has arrived, before the interrupt.
+// nil) once the line has arrived, before the interrupt. The cell asks for
+// the longest timeout the server allows, so that it ends by the interrupt
+// however long running takes on a loaded machine, within that limit.
 func (e *e2e) interruptRunawayAfter(t *testing.T, id, code string, running func()) string {
 	t.Helper()
-	b, _ := json.Marshal(map[string]any{"code": code, "timeout_ms": 30000})
+	b, _ := json.Marshal(map[string]any{"code": code, "timeout_ms": e.cfg.MaxTimeout.Milliseconds()})
 	req, _ := http.NewRequest("POST", e.srv.URL+"/v1/sessions/"+id+"/execute", strings.NewReader(string(b)))
 	req.Header.Set("Accept", "application/x-ndjson")
 	resp, err := http.DefaultClient.Do(req)
