@@ -9,7 +9,8 @@
 //     path (no pool, snapshots on), warm runs from a full idle pool, warm
 //     runs back to back at a steady rate from a pool held at its floor,
 //     raw runsc and native baselines;
-//   - the session execute round trip of `x + 1`;
+//   - the session execute round trip of `x + 1`, once every pool is full
+//     and nothing starts (the target is for an idle machine);
 //   - sustained one-shot throughput with a fresh sandbox per run, on a
 //     server whose pools keep the sizes and adaptive sizing they ship
 //     with, against the raw runsc rate of the same kind of start;

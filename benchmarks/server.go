@@ -213,11 +213,14 @@ type poolState struct {
 	// Limits are the template's resource limits, compared as they come.
 	Limits json.RawMessage `json:"limits"`
 	Pool   struct {
-		Target   int    `json:"target"`
-		Ready    int    `json:"ready"`
-		InUse    int    `json:"in_use"`
-		Snapshot string `json:"snapshot"`
-		Restores uint64 `json:"restores"`
+		Target   int `json:"target"`
+		Ready    int `json:"ready"`
+		InUse    int `json:"in_use"`
+		Starting int `json:"starting"`
+		// KernelsStarting counts kernels being opened ahead of sessions.
+		KernelsStarting int    `json:"kernels_starting"`
+		Snapshot        string `json:"snapshot"`
+		Restores        uint64 `json:"restores"`
 	} `json:"pool"`
 }
 
@@ -263,6 +266,41 @@ func (s *server) awaitFull(ctx context.Context, name string) error {
 		case <-time.After(s.pollInterval()):
 		}
 	}
+}
+
+// awaitQuiet polls the template listing until every template's pool is
+// full and nothing is starting, neither a sandbox nor a kernel ahead of a
+// session: what a measurement "on an idle machine" needs. Taking a pooled
+// sandbox (a session's create, a one-shot) starts its refill, which runs
+// beside whatever is measured next; a Node refill boots and takes about
+// half a second of CPU.
+func (s *server) awaitQuiet(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for {
+		ps, err := s.pools(ctx)
+		if err != nil {
+			return err
+		}
+		if quiet(ps) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for every pool to fill and no start to run: %w", ctx.Err())
+		case <-time.After(s.pollInterval()):
+		}
+	}
+}
+
+// quiet reports whether every pool in ps is full with nothing starting.
+func quiet(ps map[string]poolState) bool {
+	for _, t := range ps {
+		if t.Pool.Ready < t.Pool.Target || t.Pool.Starting > 0 || t.Pool.KernelsStarting > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // pollInterval is how often the bench polls the server's listing: well

@@ -29,6 +29,11 @@ func (s *server) sessionRow(ctx context.Context, l lang, n int) (row, error) {
 	if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": l.setup}, http.StatusOK, nil); err != nil {
 		return r, err
 	}
+	// The target is for an idle machine: the session's own create started
+	// a refill, and the rows before may have left others running.
+	if err := s.awaitQuiet(ctx); err != nil {
+		return r, err
+	}
 	for range n {
 		var resp struct {
 			Status string `json:"status"`
