@@ -250,22 +250,10 @@ func (s *server) pools(ctx context.Context) (map[string]poolState, error) {
 // awaitFull polls the template listing until name's pool is full, so
 // that no refill competes with the measured run for the two CPUs.
 func (s *server) awaitFull(ctx context.Context, name string) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	for {
-		ps, err := s.pools(ctx)
-		if err != nil {
-			return err
-		}
-		if t, ok := ps[name]; ok && t.Pool.Ready > 0 && t.Pool.Ready >= t.Pool.Target {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for the %s pool to fill: %w", name, ctx.Err())
-		case <-time.After(s.pollInterval()):
-		}
-	}
+	return s.awaitListing(ctx, fmt.Sprintf("the %s pool to fill", name), func(ps map[string]poolState) bool {
+		t, ok := ps[name]
+		return ok && t.Pool.Ready > 0 && t.Pool.Ready >= t.Pool.Target
+	})
 }
 
 // awaitQuiet polls the template listing until every template's pool is
@@ -275,6 +263,12 @@ func (s *server) awaitFull(ctx context.Context, name string) error {
 // beside whatever is measured next; a Node refill boots and takes about
 // half a second of CPU.
 func (s *server) awaitQuiet(ctx context.Context) error {
+	return s.awaitListing(ctx, "every pool to fill and no start to run", quiet)
+}
+
+// awaitListing polls the template listing, for at most two minutes, until
+// done holds of it; what says what is waited for in the error.
+func (s *server) awaitListing(ctx context.Context, what string, done func(map[string]poolState) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for {
@@ -282,12 +276,12 @@ func (s *server) awaitQuiet(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if quiet(ps) {
+		if done(ps) {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for every pool to fill and no start to run: %w", ctx.Err())
+			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
 		case <-time.After(s.pollInterval()):
 		}
 	}
