@@ -118,11 +118,17 @@ func cpuPhase(ctx context.Context, o options, w io.Writer) error {
 		if !o.cpuRaw {
 			continue
 		}
-		raw, err := rawCPU(ctx, o, l, p, cg)
+		raw, err := rawCPU(ctx, o, l, cg, "raw runsc", "runsc run + delete of the interpreter, same limits",
+			append(append([]string(nil), l.inSandbox...), p.code), p.ok)
 		if err != nil {
 			return fmt.Errorf("%s raw runsc: %w", l.name, err)
 		}
-		out = append(out, raw)
+		empty, err := rawCPU(ctx, o, l, cg, "empty sandbox", "runsc run + delete of /bin/true, same limits (the least one sandbox per run costs)",
+			[]string{"/bin/true"}, func(out string) bool { return out == "" })
+		if err != nil {
+			return fmt.Errorf("%s empty sandbox: %w", l.name, err)
+		}
+		out = append(out, raw, empty)
 	}
 	for _, t := range out {
 		t.print(w)
@@ -346,20 +352,19 @@ func sub(argv []string) string {
 	return ""
 }
 
-// rawCPU measures n raw `runsc run` + `runsc delete` of the interpreter
-// running p, under the template's limits. `runsc run` waits for its
+// rawCPU measures n raw `runsc run` + `runsc delete` of argv, whose
+// stdout printed must accept, under the limits of l's template. `runsc run` waits for its
 // sandbox and gofer, so its rusage holds theirs, which also charged the
 // container's cgroup (removed when run returns, hence read through the
 // parent): the up step's CPU is the rusage, and the runsc column what it
 // has beyond the cgroup's.
-func rawCPU(ctx context.Context, o options, l lang, p probe, cg cpuCgroup) (cpuTable, error) {
-	t := cpuTable{lang: l.name, variant: "raw runsc", kind: "runsc run + delete of the interpreter, same limits"}
+func rawCPU(ctx context.Context, o options, l lang, cg cpuCgroup, variant, kind string, argv []string, printed func(string) bool) (cpuTable, error) {
+	t := cpuTable{lang: l.name, variant: variant, kind: kind}
 	rt, err := newRawRuntime(o, l.name)
 	if err != nil {
 		return t, err
 	}
 	defer rt.close()
-	argv := append(append([]string(nil), l.inSandbox...), p.code)
 	for i := range o.cpuPhasesN + 1 {
 		var s cpuSample
 		// A raw run has no steps between up and destroy.
@@ -375,7 +380,7 @@ func rawCPU(ctx context.Context, o options, l lang, p probe, cg cpuCgroup) (cpuT
 		out, runErr := output(ctx, cmd)
 		ran, self1 := time.Now(), selfCPU()
 		box, ok := parentShare(before, cg.children(), id)
-		if runErr == nil && !p.ok(out) {
+		if runErr == nil && !printed(out) {
 			runErr = fmt.Errorf("stdout %q", out)
 		}
 		var runCPU time.Duration
@@ -448,7 +453,7 @@ func (t cpuTable) print(w io.Writer) {
 			}
 			all, r, sb, self = append(all, sp.total()), append(r, sp.runsc), append(sb, sp.sandbox), append(self, sp.self)
 		}
-		if len(wall) == 0 || (st == stepReady || st == stepRun) && t.variant == "raw runsc" || st == stepIdle && percentile(wall, 0.5) == 0 {
+		if len(wall) == 0 || (st == stepReady || st == stepRun) && t.variant != "Paddock" || st == stepIdle && percentile(wall, 0.5) == 0 {
 			continue
 		}
 		if st != stepIdle {

@@ -19,7 +19,9 @@
 //     point, on a server started with the flags `make run` gives it, each
 //     point beside raw `runsc run` + delete of the same interpreter under
 //     the same limits, with runs/s, p50, p99, busy answers, errors and the
-//     host CPU per run (steadycpu.go says how it is read); it supersedes
+//     host CPU per run (steadycpu.go says how it is read), and once per
+//     language an empty sandbox (/bin/true) at the highest client count,
+//     the ceiling of one sandbox per run; it supersedes
 //     the two-client throughput above when on (--steady);
 //   - host memory per idle pooled sandbox, read from the sandboxes'
 //     memory cgroups (v1 or v2, whichever the host has), grouped by how

@@ -52,6 +52,7 @@ type options struct {
 
 	// The steady-state phase (steady.go).
 	steady, steadyOnly, steadyRaw   bool
+	steadyEmpty                     bool
 	steadyDuration                  time.Duration
 	steadyClients                   []int
 	steadyTemplates                 []string
@@ -107,6 +108,7 @@ func main() {
 	flag.BoolVar(&o.steady, "steady", true, "run the steady-state phase: a closed loop of one-shot print(i) runs per template against a server started as `make run` starts it, at each of --steady-clients for --steady-duration, raw runsc run + delete beside it (supersedes the 2-client throughput measurement of the shipped server and the raw run rate)")
 	flag.BoolVar(&o.steadyOnly, "steady-only", false, "run only the steady-state phase")
 	flag.BoolVar(&o.steadyRaw, "steady-raw", true, "measure raw runsc run + delete (same limits) at each steady point")
+	flag.BoolVar(&o.steadyEmpty, "steady-empty", true, "with --steady-raw, also measure empty sandboxes (runsc run /bin/true + delete, same limits) at the highest client count, once per language: the ceiling of one sandbox per run")
 	flag.DurationVar(&o.steadyDuration, "steady-duration", 60*time.Second, "how long each steady point runs")
 	steadyClients := flag.String("steady-clients", "1,2,4,8,16", "client counts of the steady phase")
 	steadyTemplates := flag.String("steady-templates", "", "templates of the steady phase (empty: every template the server serves, from GET /v1/templates)")

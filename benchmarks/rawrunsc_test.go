@@ -91,6 +91,14 @@ func TestGVisorRawRunAndRestoreDeleteTheirContainers(t *testing.T) {
 	if res.Stdout != "1000 /workspace\n" || res.Delete <= 0 || res.Total <= res.Delete {
 		t.Errorf("run: %+v", res)
 	}
+	// The steady state's empty sandboxes: /bin/true counts as a run, and a
+	// sandbox whose program fails does not.
+	if res, err := rt.run(t.Context(), []string{"/bin/true"}); err != nil || res.Stdout != "" {
+		t.Errorf("empty sandbox: %+v, %v", res, err)
+	}
+	if _, err := rt.run(t.Context(), []string{"/bin/false"}); err == nil {
+		t.Error("a raw run of /bin/false reported no error")
+	}
 	img, err := rt.checkpoint(t.Context(), []string{"python3", "-c", waitingProgram("x = 41")})
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 // steadyPoint is one client count of one template on one target.
 type steadyPoint struct {
 	Template, Language string
-	Target             string // targetPaddock or targetRaw
+	Target             string // targetPaddock, targetRaw or targetEmpty
 	Clients            int
 	T                  throughput
 	CPU                cpuUsage
@@ -92,9 +92,13 @@ func steadyPhase(ctx context.Context, o options, rs *rawRuntimes, rep *report) (
 	if err != nil {
 		return err
 	}
-	raws := map[string]steadyPoint{} // by language and clients
+	raws := map[string]steadyPoint{}    // by language and clients
+	empties := map[string]steadyPoint{} // by language
 	for _, t := range ts {
 		l, _ := langByName(t.language)
+		if err := s.emptySteadyPoint(ctx, o, rs, ts, t, l, empties, rep); err != nil {
+			return err
+		}
 		for _, c := range o.steadyClients {
 			if err := s.awaitSteady(ctx, t, l); err != nil {
 				return err
@@ -125,7 +129,10 @@ func steadyPhase(ctx context.Context, o options, rs *rawRuntimes, rep *report) (
 				return err
 			}
 			progress("steady: %s, %d clients, raw runsc for %s (load %s)", t.name, c, o.steadyDuration, loadavg())
-			rp, err := rawSteadyPoint(ctx, rt, t, l, c, o.steadyDuration)
+			rp, err := rawSteadyPoint(ctx, rt, t, targetRaw, c, o.steadyDuration, func(i int64) ([]string, string) {
+				code, want, _ := steadyCode(t.language, i)
+				return append(append([]string(nil), l.inSandbox...), code), want
+			})
 			if err != nil {
 				return err
 			}
@@ -228,23 +235,58 @@ func (s *server) ownSandbox(id string) bool {
 	return err == nil
 }
 
-// rawSteadyPoint keeps clients raw `runsc run` + delete of t's stream
-// going for dur, under t's limits.
-func rawSteadyPoint(ctx context.Context, rt *rawRuntime, t steadyTemplate, l lang, clients int, dur time.Duration) (steadyPoint, error) {
-	p := steadyPoint{Template: t.name, Language: t.language, Target: targetRaw, Clients: clients, LoadBefore: loadavg()}
+// emptySteadyPoint measures, once per language and limits, the rate of
+// empty sandboxes (targetEmpty) at the phase's highest client count: the
+// ceiling of any design that makes one sandbox per run. Templates that
+// share the language and limits share the point.
+func (s *server) emptySteadyPoint(ctx context.Context, o options, rs *rawRuntimes, ts []steadyTemplate, t steadyTemplate, l lang, empties map[string]steadyPoint, rep *report) error {
+	if !o.steadyRaw || !o.steadyEmpty || len(o.steadyClients) == 0 {
+		return nil
+	}
+	c := slices.Max(o.steadyClients)
+	if ep, ok := empties[t.language]; ok && sameRawLimits(ts, ep.Template, t.name) {
+		ep.RawOf, ep.Template = ep.Template, t.name
+		rep.Steady = append(rep.Steady, ep)
+		return nil
+	}
+	rt, err := rs.get(t.name)
+	if err != nil {
+		return err
+	}
+	// Refills of the previous template's points finish first.
+	if err := s.awaitSteady(ctx, t, l); err != nil {
+		return err
+	}
+	progress("steady: %s, %d clients, empty sandboxes (runsc run /bin/true + delete) for %s (load %s)", t.name, c, o.steadyDuration, loadavg())
+	ep, err := rawSteadyPoint(ctx, rt, t, targetEmpty, c, o.steadyDuration, func(int64) ([]string, string) {
+		return []string{"/bin/true"}, ""
+	})
+	if err != nil {
+		return err
+	}
+	rep.Steady = append(rep.Steady, ep)
+	empties[t.language] = ep
+	progress("steady: %s", ep.summary())
+	return nil
+}
+
+// rawSteadyPoint keeps clients raw `runsc run` + delete going for dur,
+// under t's limits: the i-th run runs argv and must print want.
+func rawSteadyPoint(ctx context.Context, rt *rawRuntime, t steadyTemplate, target string, clients int, dur time.Duration, argv func(i int64) ([]string, string)) (steadyPoint, error) {
+	p := steadyPoint{Template: t.name, Language: t.language, Target: target, Clients: clients, LoadBefore: loadavg()}
 	var next atomic.Int64
 	m := startCPUMeter(cpuSources{children: true})
 	tp, err := measureLoop(ctx, clients, dur, true, func(ctx context.Context) (string, time.Duration, error) {
-		code, want, _ := steadyCode(t.language, next.Add(1))
-		res, err := rt.run(ctx, append(append([]string(nil), l.inSandbox...), code))
+		args, want := argv(next.Add(1))
+		res, err := rt.run(ctx, args)
 		if err == nil && res.Stdout != want {
-			err = fmt.Errorf("raw %s: stdout %q, want %q", t.name, res.Stdout, want)
+			err = fmt.Errorf("%s %s: stdout %q, want %q", shortTarget(target), t.name, res.Stdout, want)
 		}
 		return "", res.Total, err
 	})
 	p.CPU = m.stop()
 	p.LoadAfter = loadavg()
-	tp.Lang, tp.Target = t.name, targetRaw
+	tp.Lang, tp.Target = t.name, target
 	p.T = tp
 	return p, errors.Join(err, ctx.Err())
 }

@@ -57,6 +57,47 @@ func TestSteadyVerdicts(t *testing.T) {
 	}
 }
 
+// An empty-sandbox point beside raw at the same clients sets the
+// ceiling: its rate over raw's.
+func TestSteadyCeiling(t *testing.T) {
+	pt := func(target string, runs int, cpu cpuUsage) steadyPoint {
+		return steadyPoint{Template: "python-slim", Language: "python", Target: target, Clients: 16, CPU: cpu,
+			T: throughput{Lang: "python-slim", Target: target, Concurrency: 16, Runs: runs, Elapsed: 10 * time.Second,
+				Latencies: []time.Duration{time.Second}}}
+	}
+	points := []steadyPoint{
+		pt(targetEmpty, 50, cpuUsage{Machine: 20, Children: 19}),
+		pt(targetPaddock, 30, cpuUsage{Machine: 20}),
+		pt(targetRaw, 20, cpuUsage{Machine: 20, Children: 18}),
+	}
+	vs := steadyVerdicts(points)
+	if len(vs) != 1 || vs[0].Empty == nil || vs[0].Ceiling != 2.5 || vs[0].RawRatio != 1.5 {
+		t.Fatalf("verdicts = %+v", vs)
+	}
+	if got := points[0].CPU.attributedPerRun(targetEmpty, 50); got != 0.38 {
+		t.Errorf("empty point's attributed CPU per run = %v, want the reaped runsc processes' 0.38", got)
+	}
+	var buf bytes.Buffer
+	printSteady(&buf, points)
+	for _, want := range []string{"python-slim    empty       16", "2.50×", "1.50×"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, buf.String())
+		}
+	}
+	buf.Reset()
+	if err := writeSteadyCSV(&buf, points); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(steadyCSVHeader, "empty_over_raw")
+	if recs[1][slices.Index(steadyCSVHeader, "target")] != "empty" || recs[2][col] != "2.5" || recs[1][col] != "" {
+		t.Errorf("records = %q", recs)
+	}
+}
+
 func TestSteadyVerdictWithoutRuns(t *testing.T) {
 	vs := steadyVerdicts([]steadyPoint{{Template: "node", Target: targetPaddock, Clients: 16, CPU: cpuUsage{Machine: 10}}})
 	if len(vs) != 1 || vs[0].MeetsCPU || vs[0].AtPeak || vs[0].MeetsPeak {

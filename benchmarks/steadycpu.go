@@ -61,7 +61,7 @@ func (u cpuUsage) attributedPerRun(target string, runs int) float64 {
 	if runs == 0 {
 		return 0
 	}
-	if target == targetRaw {
+	if target == targetRaw || target == targetEmpty {
 		return u.Children / float64(runs)
 	}
 	return (u.Server + u.Sandboxes) / float64(runs)

@@ -21,10 +21,15 @@ const (
 
 // steadyVerdict is a point's comparison with raw and the targets.
 type steadyVerdict struct {
-	Template       string
-	Clients        int
-	Paddock, Raw   *steadyPoint
-	RawRatio       float64 // Paddock ÷ raw runs/s; 0 without raw
+	Template     string
+	Clients      int
+	Paddock, Raw *steadyPoint
+	RawRatio     float64 // Paddock ÷ raw runs/s; 0 without raw
+	// Empty is the empty-sandbox point of the same template and clients,
+	// when measured; Ceiling is its runs/s ÷ raw's: the most any design
+	// that makes one sandbox per run could reach against raw.
+	Empty          *steadyPoint
+	Ceiling        float64
 	CPUPerRun      float64 // Paddock's machine CPU-s per run
 	PeakShare      float64 // runs/s ÷ the template's peak; only at peakClients
 	MeetsRaw       bool
@@ -60,6 +65,12 @@ func steadyVerdicts(points []steadyPoint) []steadyVerdict {
 				}
 				v.MeetsRaw = v.RawRatio >= targetRawRatio
 			}
+			if r.Target == targetEmpty && r.Template == p.Template && r.Clients == p.Clients {
+				v.Empty = r
+			}
+		}
+		if v.Empty != nil && v.HasRaw && v.Raw.T.rate() > 0 {
+			v.Ceiling = v.Empty.T.rate() / v.Raw.T.rate()
 		}
 		if p.Clients == peakClients && peak[p.Template] > 0 {
 			v.AtPeak = true
@@ -90,7 +101,7 @@ func printSteady(w io.Writer, points []steadyPoint) {
 	if len(points) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\n== steady state: closed-loop one-shot `print(i)` stream, server as `make run` ships it, beside raw `runsc run` + delete (same limits) ==")
+	fmt.Fprintln(w, "\n== steady state: closed-loop one-shot `print(i)` stream, server as `make run` ships it, beside raw `runsc run` + delete (same limits) and empty sandboxes ==")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "template\ttarget\tclients\tsecs\truns/s\tp50\tp99\tp50 waited\tp99 waited\tok\t429\t503\terrors\tstarved\tCPU-s/run machine\tCPU-s/run attributed\tstarts\tmade\tload before\tload after\t")
 	for _, p := range points {
@@ -115,12 +126,13 @@ func printSteady(w io.Writer, points []steadyPoint) {
 	fmt.Fprintln(w, "starved: clients that got no run answered in the whole point, and the longest a client was still being refused when the point ended; waited counts answered runs only, so it cannot show them.")
 	fmt.Fprintln(w, "CPU-s/run machine: /proc/stat busy time of all CPUs over the point less the bench's own (RUSAGE_SELF), ÷ runs; includes other work on a shared machine (see load).")
 	fmt.Fprintln(w, "starts: how the server started the answered runs' sandboxes (pool hit, restore or cold start on the request path); made: the sandboxes it made meanwhile (restores, cold starts), refills included.")
-	fmt.Fprintln(w, "CPU-s/run attributed: paddock = server process + reaped children (/proc/pid/stat) + its sandbox cgroups' cpuacct (polled every 100 ms: a lower bound); raw = the bench's reaped runsc processes (RUSAGE_CHILDREN).")
+	fmt.Fprintln(w, "CPU-s/run attributed: paddock = server process + reaped children (/proc/pid/stat) + its sandbox cgroups' cpuacct (polled every 100 ms: a lower bound); raw and empty = the bench's reaped runsc processes (RUSAGE_CHILDREN).")
+	fmt.Fprintln(w, "empty: raw `runsc run` + delete of /bin/true under the template's limits, at the highest client count: a sandbox that runs nothing, the ceiling of any design that makes one sandbox per run.")
 	shared := map[string]string{}
 	for _, p := range points {
 		if p.RawOf != "" && shared[p.Template] == "" {
 			shared[p.Template] = p.RawOf
-			fmt.Fprintf(w, "raw rows of %s are those of %s: the same interpreter under the same limits, measured once.\n", p.Template, p.RawOf)
+			fmt.Fprintf(w, "raw and empty rows of %s are those of %s: the same interpreter under the same limits, measured once.\n", p.Template, p.RawOf)
 		}
 	}
 	for _, p := range points {
@@ -131,7 +143,7 @@ func printSteady(w io.Writer, points []steadyPoint) {
 
 	fmt.Fprintln(w, "\n== steady state against the targets (docs/architecture.md: ≥ 2× raw, ≤ 0.3 host CPU-s per run, ≥ 0.9× own peak at 16 clients) ==")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "template\tclients\tpaddock runs/s\traw runs/s\tpaddock ÷ raw\t≥ 2× raw\tp50 ÷ raw p50\tCPU-s/run\t≤ 0.3\t÷ own peak\t≥ 0.9× peak\t")
+	fmt.Fprintln(tw, "template\tclients\tpaddock runs/s\traw runs/s\tpaddock ÷ raw\t≥ 2× raw\tempty runs/s\tceiling: empty ÷ raw\tp50 ÷ raw p50\tCPU-s/run\t≤ 0.3\t÷ own peak\t≥ 0.9× peak\t")
 	for _, v := range steadyVerdicts(points) {
 		raw, ratio, rawOK, latRatio := "-", "-", "-", "-"
 		if v.HasRaw {
@@ -142,14 +154,22 @@ func printSteady(w io.Writer, points []steadyPoint) {
 				latRatio = fmt.Sprintf("%.2f×", r)
 			}
 		}
+		empty, ceiling := "-", "-"
+		if v.Empty != nil {
+			empty = fmt.Sprintf("%.2f", v.Empty.T.rate())
+			if v.Ceiling > 0 {
+				ceiling = fmt.Sprintf("%.2f×", v.Ceiling)
+			}
+		}
 		share, peakOK := "-", "-"
 		if v.AtPeak {
 			share, peakOK = fmt.Sprintf("%.2f", v.PeakShare), meets(v.MeetsPeak)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t\n", v.Template, v.Clients, v.Paddock.T.rate(), raw, ratio, rawOK,
-			latRatio, v.CPUPerRun, meets(v.MeetsCPU), share, peakOK)
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t\n", v.Template, v.Clients, v.Paddock.T.rate(), raw, ratio, rawOK,
+			empty, ceiling, latRatio, v.CPUPerRun, meets(v.MeetsCPU), share, peakOK)
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "ceiling: the empty sandbox's rate ÷ raw's. Paddock makes and destroys one sandbox per run with the same runsc commands, so unless its sandbox costs less than one that runs nothing, Paddock ÷ raw stays below this.")
 }
 
 // starvedText is the starved column: the clients with no answered run,
@@ -173,8 +193,11 @@ func ratio2(a, b float64) (float64, bool) {
 }
 
 func shortTarget(t string) string {
-	if t == targetRaw {
+	switch t {
+	case targetRaw:
 		return "raw"
+	case targetEmpty:
+		return "empty"
 	}
 	return "paddock"
 }
@@ -186,7 +209,7 @@ func secs(d interface{ Seconds() float64 }) string {
 var steadyCSVHeader = []string{"template", "language", "target", "clients", "elapsed_s", "runs", "runs_per_s", "p50_s", "p99_s", "p99_is_max",
 	"busy_429", "busy_503", "errors", "cpu_machine_s", "cpu_bench_s", "cpu_children_s", "cpu_server_s", "cpu_sandboxes_s",
 	"cpu_s_per_run_machine", "cpu_s_per_run_attributed", "load_before", "load_after", "paddock_over_raw", "meets_2x_raw",
-	"meets_cpu_0.3", "share_of_peak", "meets_0.9_peak", "waited_p50_s", "waited_p99_s"}
+	"meets_cpu_0.3", "share_of_peak", "meets_0.9_peak", "waited_p50_s", "waited_p99_s", "empty_over_raw"}
 
 // writeSteadyCSV writes one row per point; the target columns are filled
 // on Paddock's rows.
@@ -204,7 +227,7 @@ func writeSteadyCSV(w io.Writer, points []steadyPoint) error {
 			num(p.CPU.machinePerRun(p.T.Runs)), num(p.CPU.attributedPerRun(p.Target, p.T.Runs)), p.LoadBefore, p.LoadAfter,
 			"", "", "", "", ""}
 		_, waited99 := p.waitedP99()
-		rec = append(rec, num(p.waitedP50().Seconds()), num(waited99.Seconds()))
+		rec = append(rec, num(p.waitedP50().Seconds()), num(waited99.Seconds()), "")
 		for _, v := range vs {
 			if p.Target != targetPaddock || v.Template != p.Template || v.Clients != p.Clients {
 				continue
@@ -215,6 +238,9 @@ func writeSteadyCSV(w io.Writer, points []steadyPoint) error {
 			rec[24] = strconv.FormatBool(v.MeetsCPU)
 			if v.AtPeak {
 				rec[25], rec[26] = num(v.PeakShare), strconv.FormatBool(v.MeetsPeak)
+			}
+			if v.Ceiling > 0 {
+				rec[29] = num(v.Ceiling)
 			}
 		}
 		_ = cw.Write(rec)

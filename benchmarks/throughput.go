@@ -14,6 +14,10 @@ const (
 	targetRunc       = "paddock one-shot on runc"
 	targetRaw        = "raw runsc run+delete"
 	targetRawRestore = "raw runsc restore+delete"
+	// targetEmpty is raw `runsc run` + delete of /bin/true under the
+	// template's limits: a sandbox that runs nothing, the least any
+	// design that makes one gVisor sandbox per run can spend on it.
+	targetEmpty = "empty sandbox run+delete"
 )
 
 // throughput is a sustained rate of runs, each on a fresh sandbox.
