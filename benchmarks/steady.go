@@ -96,8 +96,13 @@ func steadyPhase(ctx context.Context, o options, rs *rawRuntimes, rep *report) (
 	empties := map[string]steadyPoint{} // by language
 	for _, t := range ts {
 		l, _ := langByName(t.language)
-		if err := s.emptySteadyPoint(ctx, o, rs, ts, t, l, empties, rep); err != nil {
-			return err
+		if o.steadyRaw && o.steadyEmpty && len(o.steadyClients) > 0 {
+			// Empty sandboxes, once per language at the highest client
+			// count: the ceiling of one sandbox per run.
+			empty := func(int64) ([]string, string) { return []string{"/bin/true"}, "" }
+			if err := s.sharedRawPoint(ctx, o, rs, ts, t, l, empties, t.language, targetEmpty, slices.Max(o.steadyClients), empty, rep); err != nil {
+				return err
+			}
 		}
 		for _, c := range o.steadyClients {
 			if err := s.awaitSteady(ctx, t, l); err != nil {
@@ -113,34 +118,46 @@ func steadyPhase(ctx context.Context, o options, rs *rawRuntimes, rep *report) (
 			if !o.steadyRaw {
 				continue
 			}
-			key := fmt.Sprintf("%s/%d", t.language, c)
-			if rp, ok := raws[key]; ok && sameRawLimits(ts, rp.Template, t.name) {
-				rp.RawOf, rp.Template = rp.Template, t.name
-				rep.Steady = append(rep.Steady, rp)
-				progress("steady: %s, %d clients, raw: the point of %s (the same interpreter under the same limits)", t.name, c, rp.RawOf)
-				continue
-			}
-			rt, err := rs.get(t.name)
-			if err != nil {
-				return err
-			}
-			// The refills the Paddock point left behind finish first.
-			if err := s.awaitSteady(ctx, t, l); err != nil {
-				return err
-			}
-			progress("steady: %s, %d clients, raw runsc for %s (load %s)", t.name, c, o.steadyDuration, loadavg())
-			rp, err := rawSteadyPoint(ctx, rt, t, targetRaw, c, o.steadyDuration, func(i int64) ([]string, string) {
+			stream := func(i int64) ([]string, string) {
 				code, want, _ := steadyCode(t.language, i)
 				return append(append([]string(nil), l.inSandbox...), code), want
-			})
-			if err != nil {
+			}
+			if err := s.sharedRawPoint(ctx, o, rs, ts, t, l, raws, fmt.Sprintf("%s/%d", t.language, c), targetRaw, c, stream, rep); err != nil {
 				return err
 			}
-			rep.Steady = append(rep.Steady, rp)
-			raws[key] = rp
-			progress("steady: %s", rp.summary())
 		}
 	}
+	return nil
+}
+
+// sharedRawPoint appends to rep the point of target (raw or empty) for t
+// at clients: a copy of the one stored under key in measured when it was
+// of a template with the same language and limits (the same runs raw),
+// else a new one, measured once t's pool is refilled and then stored.
+func (s *server) sharedRawPoint(ctx context.Context, o options, rs *rawRuntimes, ts []steadyTemplate, t steadyTemplate, l lang,
+	measured map[string]steadyPoint, key, target string, clients int, argv func(int64) ([]string, string), rep *report) error {
+	if p, ok := measured[key]; ok && sameRawLimits(ts, p.Template, t.name) {
+		p.RawOf, p.Template = p.Template, t.name
+		rep.Steady = append(rep.Steady, p)
+		progress("steady: %s, %d clients, %s: the point of %s (the same interpreter under the same limits)", t.name, clients, shortTarget(target), p.RawOf)
+		return nil
+	}
+	rt, err := rs.get(t.name)
+	if err != nil {
+		return err
+	}
+	// The refills the Paddock points left behind finish first.
+	if err := s.awaitSteady(ctx, t, l); err != nil {
+		return err
+	}
+	progress("steady: %s, %d clients, %s for %s (load %s)", t.name, clients, target, o.steadyDuration, loadavg())
+	p, err := rawSteadyPoint(ctx, rt, t, target, clients, o.steadyDuration, argv)
+	if err != nil {
+		return err
+	}
+	rep.Steady = append(rep.Steady, p)
+	measured[key] = p
+	progress("steady: %s", p.summary())
 	return nil
 }
 
@@ -233,41 +250,6 @@ func (s *server) steadyPoint(ctx context.Context, t steadyTemplate, clients int,
 func (s *server) ownSandbox(id string) bool {
 	_, err := os.Stat(s.state + "/bundles/" + id + "/config.json")
 	return err == nil
-}
-
-// emptySteadyPoint measures, once per language and limits, the rate of
-// empty sandboxes (targetEmpty) at the phase's highest client count: the
-// ceiling of any design that makes one sandbox per run. Templates that
-// share the language and limits share the point.
-func (s *server) emptySteadyPoint(ctx context.Context, o options, rs *rawRuntimes, ts []steadyTemplate, t steadyTemplate, l lang, empties map[string]steadyPoint, rep *report) error {
-	if !o.steadyRaw || !o.steadyEmpty || len(o.steadyClients) == 0 {
-		return nil
-	}
-	c := slices.Max(o.steadyClients)
-	if ep, ok := empties[t.language]; ok && sameRawLimits(ts, ep.Template, t.name) {
-		ep.RawOf, ep.Template = ep.Template, t.name
-		rep.Steady = append(rep.Steady, ep)
-		return nil
-	}
-	rt, err := rs.get(t.name)
-	if err != nil {
-		return err
-	}
-	// Refills of the previous template's points finish first.
-	if err := s.awaitSteady(ctx, t, l); err != nil {
-		return err
-	}
-	progress("steady: %s, %d clients, empty sandboxes (runsc run /bin/true + delete) for %s (load %s)", t.name, c, o.steadyDuration, loadavg())
-	ep, err := rawSteadyPoint(ctx, rt, t, targetEmpty, c, o.steadyDuration, func(int64) ([]string, string) {
-		return []string{"/bin/true"}, ""
-	})
-	if err != nil {
-		return err
-	}
-	rep.Steady = append(rep.Steady, ep)
-	empties[t.language] = ep
-	progress("steady: %s", ep.summary())
-	return nil
 }
 
 // rawSteadyPoint keeps clients raw `runsc run` + delete going for dur,
