@@ -127,7 +127,7 @@ func printSteady(w io.Writer, points []steadyPoint) {
 	fmt.Fprintln(w, "CPU-s/run machine: /proc/stat busy time of all CPUs over the point less the bench's own (RUSAGE_SELF), ÷ runs; includes other work on a shared machine (see load).")
 	fmt.Fprintln(w, "starts: how the server started the answered runs' sandboxes (pool hit, restore or cold start on the request path); made: the sandboxes it made meanwhile (restores, cold starts), refills included.")
 	fmt.Fprintln(w, "CPU-s/run attributed: paddock = server process + reaped children (/proc/pid/stat) + its sandbox cgroups' cpuacct (polled every 100 ms: a lower bound); raw and empty = the bench's reaped runsc processes (RUSAGE_CHILDREN).")
-	fmt.Fprintln(w, "empty: raw `runsc run` + delete of /bin/true under the template's limits, at the highest client count: a sandbox that runs nothing, the ceiling of any design that makes one sandbox per run.")
+	fmt.Fprintln(w, "empty: raw `runsc run` + delete of /bin/true under the template's limits, at the highest client count: a sandbox that runs nothing, the ceiling of any design that makes one sandbox per run once the CPUs are saturated.")
 	shared := map[string]string{}
 	for _, p := range points {
 		if p.RawOf != "" && shared[p.Template] == "" {
@@ -169,7 +169,7 @@ func printSteady(w io.Writer, points []steadyPoint) {
 			empty, ceiling, latRatio, v.CPUPerRun, meets(v.MeetsCPU), share, peakOK)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "ceiling: the empty sandbox's rate ÷ raw's. Paddock makes and destroys one sandbox per run with the same runsc commands, so unless its sandbox costs less than one that runs nothing, Paddock ÷ raw stays below this.")
+	fmt.Fprintln(w, "ceiling: the empty sandbox's rate ÷ raw's, at the highest client count. Where those clients keep every CPU busy (16 do here), each run's sandbox takes CPU another run needs, and Paddock makes and destroys one sandbox per run with the same runsc commands: unless its sandbox costs less than one that runs nothing, Paddock ÷ raw stays below this. With fewer clients the pool makes sandboxes on CPU the clients leave idle, and Paddock can pass it.")
 }
 
 // starvedText is the starved column: the clients with no answered run,
