@@ -114,7 +114,7 @@ func main() {
 	steadyTemplates := flag.String("steady-templates", "", "templates of the steady phase (empty: every template the server serves, from GET /v1/templates)")
 	flag.StringVar(&o.steadyTxt, "steady-txt", "benchmarks/out/steady.txt", "write the steady tables here (empty: don't)")
 	flag.StringVar(&o.steadyCSV, "steady-csv", "benchmarks/out/steady.csv", "write one CSV row per steady point here (empty: don't)")
-	flag.StringVar(&o.steadyPNG, "steady-png", "benchmarks/out/steady.png", "draw runs/s and p50/p99 against clients, Paddock and raw, per template here (empty: don't)")
+	flag.StringVar(&o.steadyPNG, "steady-png", "benchmarks/out/steady.png", "draw runs/s and p50/p99 against clients, Paddock, raw and empty sandboxes, per template here (empty: don't)")
 	flag.StringVar(&o.jsonOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
 	flag.StringVar(&o.csvOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
 	flag.StringVar(&o.pngOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")

@@ -177,7 +177,10 @@ func TestRenderSteadyChart(t *testing.T) {
 	for i := range node {
 		node[i].Template = "node"
 	}
-	img := renderSteadyChart("title", append(points, node...))
+	empty := points[len(points)-1]
+	empty.Target, empty.T.Runs = targetEmpty, 400
+	empty.T.Latencies = []time.Duration{800 * time.Millisecond, 900 * time.Millisecond, 2 * time.Second}
+	img := renderSteadyChart("title", append(append(points, node...), empty))
 	if b := img.Bounds(); b.Dx() != steadyChartWid || b.Dy() != steadyTitleH+steadyLegendH+2*steadyPanelH {
 		t.Fatalf("bounds %v", b)
 	}
@@ -190,9 +193,11 @@ func TestRenderSteadyChart(t *testing.T) {
 	}
 	for name, c := range map[string][4]uint8{"paddock": {colPaddock.R, colPaddock.G, colPaddock.B, 0xff},
 		"paddock p99": {colPaddockP99.R, colPaddockP99.G, colPaddockP99.B, 0xff}, "raw": {colRaw.R, colRaw.G, colRaw.B, 0xff},
-		"raw p99": {colRawP99.R, colRawP99.G, colRawP99.B, 0xff}} {
-		// The legend's swatch is 20×10; the lines and markers add more.
-		if count[c] <= 200 {
+		"raw p99": {colRawP99.R, colRawP99.G, colRawP99.B, 0xff}, "empty": {colEmpty.R, colEmpty.G, colEmpty.B, 0xff},
+		"empty p99": {colEmptyP99.R, colEmptyP99.G, colEmptyP99.B, 0xff}} {
+		// The legend's swatch is 20×10 (200 pixels); the lines and markers
+		// add more (a lone point's marker is 7×7).
+		if count[c] <= 240 {
 			t.Errorf("%s: %d pixels of its colour", name, count[c])
 		}
 	}

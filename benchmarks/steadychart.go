@@ -12,8 +12,9 @@ import (
 )
 
 // The steady chart: one row of two panels per template, runs/s against
-// clients on the left and p50/p99 against clients on the right, Paddock
-// and raw runsc as lines. Clients are on a log2 axis (1, 2, 4, 8, 16 are
+// clients on the left and p50/p99 against clients on the right, Paddock,
+// raw runsc and empty sandboxes as lines (the empty sandboxes usually a
+// single point, at the highest client count). Clients are on a log2 axis (1, 2, 4, 8, 16 are
 // evenly spaced).
 
 const (
@@ -28,13 +29,27 @@ const (
 	steadyChartWid = 2 * steadyPanelW
 )
 
-// steadySeries colours: Paddock blue, raw brown; p99 lighter than p50.
+// steadySeries colours: Paddock blue, raw brown, empty sandboxes grey;
+// p99 lighter than p50.
 var (
 	colPaddock    = color.RGBA{0x1f, 0x77, 0xb4, 0xff}
 	colPaddockP99 = color.RGBA{0x9e, 0xc9, 0xe8, 0xff}
 	colRaw        = color.RGBA{0x8c, 0x56, 0x4b, 0xff}
 	colRawP99     = color.RGBA{0xd9, 0xb8, 0xb1, 0xff}
+	colEmpty      = color.RGBA{0x6e, 0x6e, 0x6e, 0xff}
+	colEmptyP99   = color.RGBA{0xc4, 0xc4, 0xc4, 0xff}
 )
+
+// steadyColours are the p50 and p99 colours of a target's series.
+func steadyColours(target string) (p50, p99 color.RGBA) {
+	switch target {
+	case targetRaw:
+		return colRaw, colRawP99
+	case targetEmpty:
+		return colEmpty, colEmptyP99
+	}
+	return colPaddock, colPaddockP99
+}
 
 type series struct {
 	name string
@@ -58,13 +73,16 @@ func renderSteadyChart(title string, points []steadyPoint) *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, steadyChartWid, height))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
 	text(img, 10, 22, color.Black, title)
-	legend := []series{{name: "paddock runs/s, p50", col: colPaddock}, {name: "paddock p99 (max below 100 runs)", col: colPaddockP99},
-		{name: "raw runsc run+delete runs/s, p50", col: colRaw}, {name: "raw p99", col: colRawP99}}
+	legend := []series{{name: "paddock runs/s, p50", col: colPaddock}, {name: "paddock p99 (max < 100 runs)", col: colPaddockP99},
+		{name: "raw run+delete runs/s, p50", col: colRaw}, {name: "raw p99", col: colRawP99}}
+	if slices.ContainsFunc(points, func(p steadyPoint) bool { return p.Target == targetEmpty }) {
+		legend = append(legend, series{name: "empty runs/s, p50", col: colEmpty}, series{name: "empty p99", col: colEmptyP99})
+	}
 	lx := 10
 	for _, s := range legend {
 		fill(img, image.Rect(lx, steadyTitleH+4, lx+20, steadyTitleH+14), s.col)
 		text(img, lx+26, steadyTitleH+14, color.Black, s.name)
-		lx += 26 + len(s.name)*7 + 24
+		lx += 26 + len(s.name)*7 + 16
 	}
 	if len(templates) == 0 {
 		text(img, 10, steadyTitleH+steadyLegendH+20, color.Black, "no points")
@@ -73,11 +91,8 @@ func renderSteadyChart(title string, points []steadyPoint) *image.RGBA {
 	for i, t := range templates {
 		top := steadyTitleH + steadyLegendH + i*steadyPanelH
 		var rate, lat []series
-		for _, target := range []string{targetPaddock, targetRaw} {
-			col, col99 := colPaddock, colPaddockP99
-			if target == targetRaw {
-				col, col99 = colRaw, colRawP99
-			}
+		for _, target := range []string{targetPaddock, targetRaw, targetEmpty} {
+			col, col99 := steadyColours(target)
 			r := series{name: shortTarget(target), col: col}
 			p50 := series{name: shortTarget(target) + " p50", col: col}
 			p99 := series{name: shortTarget(target) + " p99", col: col99}
