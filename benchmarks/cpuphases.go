@@ -119,12 +119,12 @@ func cpuPhase(ctx context.Context, o options, w io.Writer) error {
 			continue
 		}
 		raw, err := rawCPU(ctx, o, l, cg, "raw runsc", "runsc run + delete of the interpreter, same limits",
-			append(append([]string(nil), l.inSandbox...), p.code), p.ok)
+			l.sandboxed(p.code), p.ok)
 		if err != nil {
 			return fmt.Errorf("%s raw runsc: %w", l.name, err)
 		}
 		empty, err := rawCPU(ctx, o, l, cg, "empty sandbox", "runsc run + delete of /bin/true, same limits (the least one sandbox per run costs)",
-			[]string{"/bin/true"}, func(out string) bool { return out == "" })
+			emptyProgram, prints(""))
 		if err != nil {
 			return fmt.Errorf("%s empty sandbox: %w", l.name, err)
 		}
@@ -353,11 +353,11 @@ func sub(argv []string) string {
 }
 
 // rawCPU measures n raw `runsc run` + `runsc delete` of argv, whose
-// stdout printed must accept, under the limits of l's template. `runsc run` waits for its
-// sandbox and gofer, so its rusage holds theirs, which also charged the
-// container's cgroup (removed when run returns, hence read through the
-// parent): the up step's CPU is the rusage, and the runsc column what it
-// has beyond the cgroup's.
+// stdout printed must accept, under the limits of l's template. `runsc
+// run` waits for its sandbox and gofer, so its rusage holds theirs, which
+// also charged the container's cgroup (removed when run returns, hence
+// read through the parent): the up step's CPU is the rusage, and the runsc
+// column what it has beyond the cgroup's.
 func rawCPU(ctx context.Context, o options, l lang, cg cpuCgroup, variant, kind string, argv []string, printed func(string) bool) (cpuTable, error) {
 	t := cpuTable{lang: l.name, variant: variant, kind: kind}
 	rt, err := newRawRuntime(o, l.name)

@@ -99,7 +99,7 @@ func (rs *rawRuntimes) image(ctx context.Context, l lang) (*rawRuntime, *rawImag
 	if img, ok := rs.images[l.name]; ok {
 		return rt, img, nil
 	}
-	img, err := rt.checkpoint(ctx, append(append([]string(nil), l.inSandbox...), waitingProgram(rt.warmup)))
+	img, err := rt.checkpoint(ctx, l.sandboxed(waitingProgram(rt.warmup)))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -336,7 +336,7 @@ func rawRatePhase(ctx context.Context, rs *rawRuntimes, o options, rep *report) 
 		}
 		progress("%s raw runsc run rate for %s", name, o.tpDuration)
 		t, err := rawRate(ctx, l, targetRaw, o.tpConcurrency, o.tpDuration, func(ctx context.Context, code string) (rawResult, error) {
-			return rt.run(ctx, append(append([]string(nil), l.inSandbox...), code))
+			return rt.run(ctx, l.sandboxed(code))
 		})
 		if err != nil {
 			return err

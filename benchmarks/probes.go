@@ -39,6 +39,11 @@ type probe struct {
 	ok      func(stdout string) bool
 }
 
+// sandboxed is the argument list that runs program under raw runsc.
+func (l lang) sandboxed(program string) []string {
+	return append(append([]string(nil), l.inSandbox...), program)
+}
+
 var versionLine = regexp.MustCompile(`^\d+\.\d+(\.\d+)?\S*\n$`)
 
 func prints(want string) func(string) bool {

@@ -170,7 +170,7 @@ func (rt *rawRuntime) close() {
 // rawRow times n raw `runsc run` + `runsc delete` of p.
 func rawRow(ctx context.Context, rt *rawRuntime, l lang, p probe, n int) (row, error) {
 	r := row{Lang: l.name, Probe: p.name, Mode: modeRaw}
-	argv := append(append([]string(nil), l.inSandbox...), p.code)
+	argv := l.sandboxed(p.code)
 	for range n {
 		res, err := rt.run(ctx, argv)
 		if err != nil {

@@ -99,7 +99,7 @@ func steadyPhase(ctx context.Context, o options, rs *rawRuntimes, rep *report) (
 		if o.steadyRaw && o.steadyEmpty && len(o.steadyClients) > 0 {
 			// Empty sandboxes, once per language at the highest client
 			// count: the ceiling of one sandbox per run.
-			empty := func(int64) ([]string, string) { return []string{"/bin/true"}, "" }
+			empty := func(int64) ([]string, string) { return emptyProgram, "" }
 			if err := s.sharedRawPoint(ctx, o, rs, ts, t, l, empties, t.language, targetEmpty, slices.Max(o.steadyClients), empty, rep); err != nil {
 				return err
 			}
@@ -120,7 +120,7 @@ func steadyPhase(ctx context.Context, o options, rs *rawRuntimes, rep *report) (
 			}
 			stream := func(i int64) ([]string, string) {
 				code, want, _ := steadyCode(t.language, i)
-				return append(append([]string(nil), l.inSandbox...), code), want
+				return l.sandboxed(code), want
 			}
 			if err := s.sharedRawPoint(ctx, o, rs, ts, t, l, raws, fmt.Sprintf("%s/%d", t.language, c), targetRaw, c, stream, rep); err != nil {
 				return err

@@ -14,8 +14,8 @@ import (
 // The steady chart: one row of two panels per template, runs/s against
 // clients on the left and p50/p99 against clients on the right, Paddock,
 // raw runsc and empty sandboxes as lines (the empty sandboxes usually a
-// single point, at the highest client count). Clients are on a log2 axis (1, 2, 4, 8, 16 are
-// evenly spaced).
+// single point, at the highest client count). Clients are on a log2 axis
+// (1, 2, 4, 8, 16 are evenly spaced).
 
 const (
 	steadyPanelW   = 520

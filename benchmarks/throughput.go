@@ -20,6 +20,9 @@ const (
 	targetEmpty = "empty sandbox run+delete"
 )
 
+// emptyProgram is what an empty sandbox runs: nothing, and exits 0.
+var emptyProgram = []string{"/bin/true"}
+
 // throughput is a sustained rate of runs, each on a fresh sandbox.
 type throughput struct {
 	Lang        string
