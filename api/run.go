@@ -30,6 +30,11 @@ type runResponse struct {
 	Template        string         `json:"template,omitempty"` // the template the run went to
 	Runtime         string         `json:"runtime,omitempty"`  // what isolated the run: runsc or runc
 	Timing          timingResponse `json:"timing"`
+
+	// Outputs answers the request's outputs; OutputsTruncated says a cap
+	// left a file out.
+	Outputs          []outputResponse `json:"outputs,omitempty"`
+	OutputsTruncated bool             `json:"outputs_truncated,omitempty"`
 }
 
 type timingResponse struct {
@@ -106,6 +111,7 @@ func newRunResponse(o pool.Outcome) runResponse {
 			TotalMS:   millis(o.Timing.Total),
 		},
 	}
+	resp.Outputs, resp.OutputsTruncated = newOutputResponses(r.Outputs), r.OutputsTruncated
 	resp.Stdout, resp.StdoutBase64 = textAndBytes(r.Stdout)
 	resp.Stderr, resp.StderrBase64 = textAndBytes(r.Stderr)
 	return resp

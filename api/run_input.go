@@ -26,6 +26,7 @@ func (s *server) toRunInput(req runRequest) (core.RunInput, error) {
 		Template:       req.Template,
 		Args:           req.Args,
 		Env:            req.Env,
+		Outputs:        req.Outputs,
 		Timeout:        core.Scaled(req.TimeoutMS, time.Millisecond),
 		MaxOutputBytes: req.MaxOutputBytes,
 		Limits:         toLimits(req.Limits),

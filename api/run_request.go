@@ -17,6 +17,7 @@ type runRequest struct {
 	Template       string            `json:"template"`
 	Code           *string           `json:"code"`
 	Files          []fileRequest     `json:"files"`
+	Outputs        []string          `json:"outputs"`
 	Stdin          string            `json:"stdin"`
 	Args           []string          `json:"args"`
 	Env            map[string]string `json:"env"`

@@ -33,6 +33,11 @@ type RunInput struct {
 	// Code is the program. Required, non-empty.
 	Code  string
 	Files []File
+	// Outputs are patterns of files to return once the program is over,
+	// relative to the working directory, in path.Match syntax ("*" does
+	// not cross a "/"). Their content together is capped at the run's
+	// MaxOutputBytes, as each output stream is; see runner.RunResult.
+	Outputs []string
 	// Stdin is delivered to the program, then closed.
 	Stdin []byte
 	Args  []string
@@ -89,6 +94,7 @@ func (s *Service) Run(ctx context.Context, c Caller, in RunInput, out runner.Out
 	if err != nil {
 		return res, s.fail(err)
 	}
+	describeOutputs(res.Outcome.Result.Outputs, plan.req.MaxOutputBytes)
 	s.metrics.observeRun(plan.template, res.Outcome)
 	return res, nil
 }
@@ -138,6 +144,12 @@ func (s *Service) planRun(in RunInput) (runPlan, error) {
 
 	if p.req.Files, err = decodeFiles(in.Files); err != nil {
 		return p, err
+	}
+	if p.req.Outputs, err = checkOutputs(in.Outputs); err != nil {
+		return p, err
+	}
+	if p.req.Outputs != nil {
+		p.req.MaxOutputBytes, p.req.MaxOutputFiles = p.req.MaxStdout, maxOutputFiles
 	}
 	if p.req.Args, err = checkArgs(in.Args); err != nil {
 		return p, err

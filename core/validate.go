@@ -106,6 +106,33 @@ func cleanFilePath(p string) (string, error) {
 	return clean, nil
 }
 
+// checkOutputs checks a run's output patterns: at most maxOutputPatterns,
+// each a path as cleanFilePath accepts it (it must also be clean) that is
+// a well-formed path.Match pattern. An empty list is nil.
+func checkOutputs(patterns []string) ([]string, error) {
+	if len(patterns) > maxOutputPatterns {
+		return nil, invalid("invalid_request", "too many outputs: %d (at most %d)", len(patterns), maxOutputPatterns)
+	}
+	for i, p := range patterns {
+		clean, err := cleanFilePath(p)
+		if err == nil && clean != p {
+			err = errors.New(`must be a clean path: no empty or "." components`)
+		}
+		if err == nil {
+			if _, merr := path.Match(p, ""); merr != nil {
+				err = errors.New("is not a valid pattern (path.Match syntax: *, ?, [a-z], \\ escapes)")
+			}
+		}
+		if err != nil {
+			return nil, invalid("invalid_path", "outputs[%d] %s", i, err)
+		}
+	}
+	if len(patterns) == 0 {
+		return nil, nil
+	}
+	return patterns, nil
+}
+
 func checkArgs(args []string) ([]string, error) {
 	if len(args) > maxArgs {
 		return nil, invalid("invalid_request", "too many args: %d (at most %d)", len(args), maxArgs)

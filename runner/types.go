@@ -70,6 +70,15 @@ type RunRequest struct {
 	// with ReasonOutputLimit when either is exceeded.
 	MaxStdout int64
 	MaxStderr int64
+	// Outputs are patterns (path.Match syntax, relative to the working
+	// directory) naming files to return once the program is over, in
+	// RunResult.Outputs. Empty means none.
+	Outputs []string
+	// MaxOutputBytes caps the content of all returned files together;
+	// MaxOutputFiles caps the entries of RunResult.Outputs. Both are
+	// enforced on the host, whatever the sandbox sends.
+	MaxOutputBytes int64
+	MaxOutputFiles int
 }
 
 // Reason says why a run ended.
@@ -103,6 +112,12 @@ type RunResult struct {
 	// ceiling as a run that did not exit 0 ended, whether or not they
 	// changed its reason: LimitProcesses, LimitDisk.
 	LimitsReached []string
+	// Outputs answers RunRequest.Outputs: per pattern, in order, each
+	// file it matched (listed once, under the first pattern that matched
+	// it) in lexical order, or the pattern's own error. OutputsTruncated
+	// is set when a cap left something out (see OutputError.Truncated).
+	Outputs          []Output
+	OutputsTruncated bool
 }
 
 // Limits a run can be seen at the ceiling of (RunResult.LimitsReached).

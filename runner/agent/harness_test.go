@@ -258,6 +258,7 @@ func (c *client) ping(payload string) {
 // result is everything the agent sent for one Run frame.
 type result struct {
 	stdout, stderr []byte
+	outputs        []sent // the run's output files, with their content
 	exit           *wire.Exit
 	fail           *wire.Fail
 	elapsed        time.Duration // from sending Run to Exit or Fail
@@ -285,6 +286,17 @@ func (c *client) run(req wire.Run) result {
 			res.stdout = append(res.stdout, f.Payload...)
 		case wire.TypeStderr:
 			res.stderr = append(res.stderr, f.Payload...)
+		case wire.TypeOutputFile:
+			var e wire.OutputFile
+			if err := json.Unmarshal(f.Payload, &e); err != nil {
+				c.t.Fatal(err)
+			}
+			res.outputs = append(res.outputs, sent{OutputFile: e})
+		case wire.TypeOutputData:
+			if len(res.outputs) == 0 {
+				c.t.Fatalf("output data before any output file")
+			}
+			res.outputs[len(res.outputs)-1].content += string(f.Payload)
 		case wire.TypeExit:
 			res.elapsed = time.Since(start)
 			res.exit = new(wire.Exit)

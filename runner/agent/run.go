@@ -107,6 +107,10 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 			return wire.Exit{}, fmt.Errorf("forwarding output: %w", r.err)
 		}
 	}
+	// Every user process is dead by now: the files stay as they are.
+	if err := s.sendOutputs(req); err != nil {
+		return wire.Exit{}, err
+	}
 	e := exitFrame(status, end.why(), res[0], res[1], exec)
 	e.Reason = s.heapReason(e.Reason)
 	seen := mergeStates(ended, atHint)
@@ -209,8 +213,13 @@ func outputLimit(n int64) int64 {
 
 // checkRun rejects limits and strings the interpreter cannot take.
 func checkRun(req wire.Run) error {
-	if req.TimeoutMS < 0 || req.MaxStdout < 0 || req.MaxStderr < 0 {
+	if req.TimeoutMS < 0 || req.MaxStdout < 0 || req.MaxStderr < 0 || req.MaxOutputBytes < 0 || req.MaxOutputFiles < 0 {
 		return fmt.Errorf("negative timeout or output cap: %w", ErrBadRequest)
+	}
+	for _, p := range req.Outputs {
+		if err := checkPattern(p); err != nil {
+			return fmt.Errorf("output %w", err)
+		}
 	}
 	for _, a := range req.Args {
 		if strings.ContainsRune(a, 0) {

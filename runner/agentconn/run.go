@@ -36,7 +36,12 @@ func (s *Conn) Run(ctx context.Context, req runner.RunRequest, out runner.Output
 	deadline := time.NewTimer(req.Timeout + hostGrace)
 	defer deadline.Stop()
 
-	c := collector{maxOut: req.MaxStdout, maxErr: req.MaxStderr, out: out}
+	c := collector{maxOut: req.MaxStdout, maxErr: req.MaxStderr, out: out, files: newOutputs(req)}
+	defer func() {
+		if c.files.dropped > 0 {
+			s.log.Warn("agent sent output files the run did not ask for", "sandbox_id", s.id, "dropped", c.files.dropped)
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -55,6 +60,14 @@ func (s *Conn) Run(ctx context.Context, req runner.RunRequest, out runner.Output
 				c.add(runner.Stdout, fr.Payload)
 			case wire.TypeStderr:
 				c.add(runner.Stderr, fr.Payload)
+			case wire.TypeOutputFile:
+				// Once: the agent cannot keep the run alive.
+				if !c.files.begun && time.Until(start.Add(req.Timeout+hostGrace)) < outputGrace {
+					deadline.Reset(outputGrace)
+				}
+				c.files.entry(fr.Payload)
+			case wire.TypeOutputData:
+				c.files.data(fr.Payload)
 			case wire.TypeExit:
 				var x wire.Exit
 				if err := json.Unmarshal(fr.Payload, &x); err != nil {
@@ -122,6 +135,10 @@ func toWire(req runner.RunRequest) wire.Run {
 		TimeoutMS: req.Timeout.Milliseconds(),
 		MaxStdout: req.MaxStdout,
 		MaxStderr: req.MaxStderr,
+
+		Outputs:        req.Outputs,
+		MaxOutputBytes: req.MaxOutputBytes,
+		MaxOutputFiles: req.MaxOutputFiles,
 	}
 }
 
@@ -133,6 +150,7 @@ type collector struct {
 	stdout, stderr []byte
 	truncOut       bool
 	truncErr       bool
+	files          *outputs
 }
 
 func (c *collector) add(stream runner.Stream, chunk []byte) {
@@ -154,10 +172,12 @@ func (c *collector) add(stream runner.Stream, chunk []byte) {
 }
 
 func (c *collector) result(reason runner.Reason, code int, exec time.Duration) runner.RunResult {
-	return runner.RunResult{
+	res := runner.RunResult{
 		Stdout: c.stdout, Stderr: c.stderr,
 		ExitCode: code, Reason: reason,
 		StdoutTruncated: c.truncOut, StderrTruncated: c.truncErr,
 		Exec: exec,
 	}
+	res.Outputs, res.OutputsTruncated = c.files.result()
+	return res
 }

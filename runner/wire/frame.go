@@ -20,6 +20,10 @@ const (
 	TypeExit   Type = 'X' // agent → host: JSON Exit
 	TypeFail   Type = 'F' // agent → host: JSON Fail, the agent could not run the request
 
+	// A run's output files (see output.go), after its output, before Exit.
+	TypeOutputFile Type = 'B' // agent → host: JSON OutputFile
+	TypeOutputData Type = 'b' // agent → host: raw bytes of the last OutputFile
+
 	// Kernel mode (see kernel.go). Requests carry an ID that their reply
 	// echoes.
 	TypeKernel    Type = 'K' // host → agent: JSON KernelOpen; reply Ack
@@ -64,7 +68,7 @@ var (
 
 func (t Type) valid() bool {
 	switch t {
-	case TypeHello, TypeRun, TypeStdout, TypeStderr, TypeExit, TypeFail,
+	case TypeHello, TypeRun, TypeStdout, TypeStderr, TypeExit, TypeFail, TypeOutputFile, TypeOutputData,
 		TypeKernel, TypeExecute, TypeEvent, TypeDone, TypeInterrupt, TypeRestart,
 		TypeFileWrite, TypeFileRead, TypeFileList, TypeAck, TypeLost, TypePing,
 		TypeCommand, TypeCommandOutput, TypeCommandEnd, TypeCommandKill,

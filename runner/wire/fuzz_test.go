@@ -79,7 +79,7 @@ func checkStop(t *testing.T, rest []byte, err error) {
 
 func validType(b byte) bool {
 	switch b {
-	case 'H', 'R', 'O', 'E', 'X', 'F', // one-shot
+	case 'H', 'R', 'O', 'E', 'X', 'F', 'B', 'b', // one-shot
 		'K', 'C', 'V', 'D', 'I', 'S', 'W', 'G', 'L', 'A', 'Z', // kernel mode
 		'M', 'U', 'N', 'J', // commands beside a kernel
 		'Q', 'T', 'Y', // questions and stdin of a kernel

@@ -29,6 +29,12 @@ type Run struct {
 	TimeoutMS int64             `json:"timeout_ms"`
 	MaxStdout int64             `json:"max_stdout"`
 	MaxStderr int64             `json:"max_stderr"`
+	// Outputs are the patterns of files to return once the program is
+	// over (see output.go), at most MaxOutputFiles entries whose content
+	// totals at most MaxOutputBytes.
+	Outputs        []string `json:"outputs,omitempty"`
+	MaxOutputBytes int64    `json:"max_output_bytes,omitempty"`
+	MaxOutputFiles int      `json:"max_output_files,omitempty"`
 }
 
 // Exit reports how a run ended, as the agent saw it: ExitCode, Signal and

@@ -47,11 +47,26 @@ func TestMessageJSON(t *testing.T) {
 				TimeoutMS: 5000,
 				MaxStdout: 1 << 20,
 				MaxStderr: 65536,
+				Outputs:   []string{"out/*.png", "log.txt"},
+
+				MaxOutputBytes: 1 << 20,
+				MaxOutputFiles: 100,
 			},
 			want: `{"code":"import sys\nprint(sys.argv)",` +
 				`"files":[{"path":"data/in.txt","content":"aGkK"},{"path":"blob.bin","content":"AP/+"},{"path":"empty","content":""}],` +
 				`"stdin":"eA==","args":["-v","two words"],"env":{"A":"first","Z":"last"},` +
-				`"timeout_ms":5000,"max_stdout":1048576,"max_stderr":65536}`,
+				`"timeout_ms":5000,"max_stdout":1048576,"max_stderr":65536,` +
+				`"outputs":["out/*.png","log.txt"],"max_output_bytes":1048576,"max_output_files":100}`,
+		},
+		{
+			name: "output file returned",
+			msg:  wire.OutputFile{Pattern: "out/*.png", Path: "out/plot.png", Size: 1234, Mode: "-rw-r--r--"},
+			want: `{"pattern":"out/*.png","path":"out/plot.png","size":1234,"mode":"-rw-r--r--"}`,
+		},
+		{
+			name: "output pattern matching nothing",
+			msg:  wire.OutputFile{Pattern: "*.csv", Code: wire.OutputErrNotFound},
+			want: `{"pattern":"*.csv","code":"not_found"}`,
 		},
 		{
 			name: "introspect",
