@@ -29,6 +29,7 @@ func (d *door) runCode(ctx context.Context, req *mcp.CallToolRequest, in RunCode
 		Code:     in.Code,
 		Files:    files,
 		Timeout:  core.Scaled(int64(in.TimeoutMS), time.Millisecond),
+		Outputs:  in.Outputs,
 	}, nil)
 	if err != nil {
 		return failed[RunCodeOut](err)
@@ -51,6 +52,9 @@ func (d *door) runCode(ctx context.Context, req *mcp.CallToolRequest, in RunCode
 	if out.Stderr != "" {
 		content = append(content, &mcp.TextContent{Text: "stderr:\n" + out.Stderr})
 	}
+	var returned []mcp.Content
+	out.Outputs, returned = outputContent(r.Outputs)
+	content = append(content, returned...)
 	failedRun := r.Reason != runner.ReasonOK
 	if failedRun || len(content) == 0 {
 		content = append(content, &mcp.TextContent{Text: ending(out)})

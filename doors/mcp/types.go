@@ -20,18 +20,29 @@ type RunCodeIn struct {
 	Code      string   `json:"code" jsonschema:"the whole program; print what you want to see"`
 	Files     []FileIn `json:"files,omitempty" jsonschema:"files to write into /workspace before the program starts"`
 	TimeoutMS int      `json:"timeout_ms,omitempty" jsonschema:"wall-time limit in milliseconds; the template's default when absent"`
+	Outputs   []string `json:"outputs,omitempty" jsonschema:"files to hand back once the program is over, as patterns relative to /workspace (path.Match syntax: * does not cross /), e.g. out/*.png; a PNG or JPEG comes back as an image"`
 }
 
 // RunCodeOut is run_code's structured result.
 type RunCodeOut struct {
-	Stdout          string  `json:"stdout" jsonschema:"what the program printed to standard output"`
-	Stderr          string  `json:"stderr" jsonschema:"what the program printed to standard error"`
-	ExitCode        int     `json:"exit_code" jsonschema:"the exit status; 0 is success"`
-	Reason          string  `json:"reason" jsonschema:"how it ended: ok, error, timeout, oom, output_limit, killed, pids_limit, disk_limit or sandbox_error"`
-	StdoutTruncated bool    `json:"stdout_truncated,omitempty" jsonschema:"standard output was cut at the output limit"`
-	StderrTruncated bool    `json:"stderr_truncated,omitempty" jsonschema:"standard error was cut at the output limit"`
-	Template        string  `json:"template" jsonschema:"the template that ran the program"`
-	DurationMS      float64 `json:"duration_ms" jsonschema:"the program's run time in milliseconds"`
+	Stdout          string      `json:"stdout" jsonschema:"what the program printed to standard output"`
+	Stderr          string      `json:"stderr" jsonschema:"what the program printed to standard error"`
+	ExitCode        int         `json:"exit_code" jsonschema:"the exit status; 0 is success"`
+	Reason          string      `json:"reason" jsonschema:"how it ended: ok, error, timeout, oom, output_limit, killed, pids_limit, disk_limit or sandbox_error"`
+	StdoutTruncated bool        `json:"stdout_truncated,omitempty" jsonschema:"standard output was cut at the output limit"`
+	StderrTruncated bool        `json:"stderr_truncated,omitempty" jsonschema:"standard error was cut at the output limit"`
+	Template        string      `json:"template" jsonschema:"the template that ran the program"`
+	DurationMS      float64     `json:"duration_ms" jsonschema:"the program's run time in milliseconds"`
+	Outputs         []OutputOut `json:"outputs,omitempty" jsonschema:"the files outputs matched, each returned (its content is in the result's content) or refused with a reason"`
+}
+
+// OutputOut is one entry of run_code's outputs, without its content.
+type OutputOut struct {
+	Pattern string `json:"pattern" jsonschema:"the pattern this entry answers"`
+	Path    string `json:"path,omitempty" jsonschema:"the file, relative to /workspace; absent when the pattern matched nothing"`
+	Size    int64  `json:"size,omitempty" jsonschema:"the file's size in bytes"`
+	Error   string `json:"error,omitempty" jsonschema:"why the file is not returned: not_found, symlink, is_dir, not_regular, permission, too_large, too_many_files, too_many_entries or unreadable"`
+	Message string `json:"message,omitempty" jsonschema:"the reason, for people"`
 }
 
 // CreateSessionIn is create_session's input.
