@@ -13,7 +13,9 @@
 // per-stream caps, enforces the wall-time limit, and reports how the program
 // ended: from the interpreter's wait status, never from what the program
 // wrote, with the limits it read itself (limits.go). It reaps every orphan,
-// and kills every user process when the program is over.
+// and kills every user process when the program is over. Then it hands
+// back the files the run's output patterns match (outputs.go), reading no
+// more than the run's caps and following no symbolic link.
 //
 // A kernel (kernel*.go) is the same pre-started interpreter, told to become a
 // Jupyter-style kernel: the driver runs the kernel code the agent sends along

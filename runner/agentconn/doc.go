@@ -6,7 +6,7 @@
 // its Hooks (how to destroy the sandbox, how to read its OOM kills). The
 // Conn it gets back is the runner.Sandbox and runner.KernelOpener it
 // returns: Conn speaks hello and ping, delivers a run and collects its
-// output up to the caps, dispatches a kernel's frames (its cells and the commands that run
+// output and output files up to the caps (which it enforces itself), dispatches a kernel's frames (its cells and the commands that run
 // beside them, runner.Commander), and turns the
 // agent's verdicts and the memory cgroup's counter into runner reasons.
 //
