@@ -1,5 +1,5 @@
 // Package core is Paddock's door-neutral service: every door (REST /v1 in
-// api, MCP and E2B in doors/*) calls one *Service for tenancy, auth,
+// api, MCP, E2B and Jupyter in doors/*) calls one *Service for tenancy, auth,
 // limits, validation, accounting and history, and only translates its
 // protocol.
 //

@@ -89,7 +89,7 @@ call('unshare(CLONE_NEWUSER)', 272, 0x10000000)
 // TestE2EKernelSurface records what user code reaches of the kernel on
 // each runtime. On gVisor the kernel answering is the Sentry, never the
 // host's; on runc it is the host's own: the hostile cases that aim at the
-// kernel (the table in the README's Runtimes section) only gVisor
+// kernel (the table in docs/runtimes.md) only gVisor
 // contains.
 func TestE2EKernelSurface(t *testing.T) {
 	host, err := os.ReadFile("/proc/version")

@@ -10,7 +10,7 @@ import (
 
 // onRuntimes runs f once on each runtime, each on a server of its own:
 // the hostile suite holds on both, except where a case says what differs
-// on runc (see the README's Runtimes section).
+// on runc (see docs/runtimes.md).
 func onRuntimes(t *testing.T, f func(t *testing.T, e *e2e)) {
 	for _, rt := range []string{"runsc", "runc"} {
 		t.Run(rt, func(t *testing.T) { f(t, newE2EWith(t, "--runtime="+rt)) })
