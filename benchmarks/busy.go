@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"os"
 	"path/filepath"
 	"time"
@@ -21,7 +22,7 @@ func (s *server) busyRow(ctx context.Context, l lang, p probe, n int, interval t
 	}
 	next := time.Now()
 	for range n {
-		if err := sleep(ctx, time.Until(next)); err != nil {
+		if err := bench.Sleep(ctx, time.Until(next)); err != nil {
 			return r, err
 		}
 		next = time.Now().Add(interval)
@@ -68,7 +69,7 @@ func (s *server) awaitRestoredPool(ctx context.Context, l lang, timeout time.Dur
 			}
 			continue
 		}
-		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+		if err := bench.Sleep(ctx, 200*time.Millisecond); err != nil {
 			return fmt.Errorf("waiting for %s's snapshot (state %q): %w", l.name, state, err)
 		}
 	}

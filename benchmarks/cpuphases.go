@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/rootfs"
 	"github.com/paddock-dev/paddock/runner"
 	"github.com/paddock-dev/paddock/runner/ocispec"
@@ -63,7 +64,7 @@ type cpuSample [stepCount]cpuSplit
 
 // cpuPhase measures n one-shots of each template, then n raw `runsc run` +
 // delete of its interpreter under the same limits, and prints the tables.
-func cpuPhase(ctx context.Context, o options, w io.Writer) error {
+func cpuPhase(ctx context.Context, o bench.Options, w io.Writer) error {
 	cg := cpuCgroup{root: "/sys/fs/cgroup/cpuacct" + ocispec.CgroupParent}
 	if _, err := cg.usage(""); err != nil {
 		return fmt.Errorf("reading the sandboxes' parent cgroup (cgroup v1 cpuacct): %w", err)
@@ -79,7 +80,7 @@ func cpuPhase(ctx context.Context, o options, w io.Writer) error {
 		return err
 	}
 	for _, l := range langs {
-		if len(o.cpuLangs) > 0 && !slices.Contains(o.cpuLangs, l.name) {
+		if len(o.CPULangs) > 0 && !slices.Contains(o.CPULangs, l.name) {
 			continue
 		}
 		var p probe
@@ -104,7 +105,7 @@ func cpuPhase(ctx context.Context, o options, w io.Writer) error {
 			}
 			defer rt.close()
 			t := cpuTable{lang: tmpl.Name, variant: "Paddock", kind: rt.kind()}
-			for i := range o.cpuPhasesN + 1 {
+			for i := range o.CPUPhasesN + 1 {
 				s, err := rt.oneShot(ctx, p)
 				if err != nil {
 					return fmt.Errorf("%s: %w", tmpl.Name, err)
@@ -115,7 +116,7 @@ func cpuPhase(ctx context.Context, o options, w io.Writer) error {
 			}
 			out = append(out, t)
 		}
-		if !o.cpuRaw {
+		if !o.CPURaw {
 			continue
 		}
 		raw, err := rawCPU(ctx, o, l, cg, "raw runsc", "runsc run + delete of the interpreter, same limits",
@@ -137,12 +138,12 @@ func cpuPhase(ctx context.Context, o options, w io.Writer) error {
 }
 
 // cpuSpec is the spec a server gives the template's pooled sandboxes.
-func cpuSpec(o options, name string) (runner.Spec, error) {
+func cpuSpec(o bench.Options, name string) (runner.Spec, error) {
 	t, err := templates.Get(name)
 	if err != nil {
 		return runner.Spec{}, err
 	}
-	img, err := (&rootfs.Builder{CacheDir: o.cache}).Lookup(t)
+	img, err := (&rootfs.Builder{CacheDir: o.Cache}).Lookup(t)
 	if err != nil {
 		return runner.Spec{}, fmt.Errorf("root filesystem of %s: %w (run `make rootfs`)", name, err)
 	}
@@ -169,17 +170,17 @@ type cpuRuntime struct {
 	delRunsc time.Duration
 }
 
-func newCPURuntime(ctx context.Context, o options, dir string, spec runner.Spec, snapshot bool, cg cpuCgroup) (*cpuRuntime, error) {
-	agent, err := filepath.Abs(o.agent)
+func newCPURuntime(ctx context.Context, o bench.Options, dir string, spec runner.Spec, snapshot bool, cg cpuCgroup) (*cpuRuntime, error) {
+	agent, err := filepath.Abs(o.Agent)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := runsc.New(runsc.Config{Runsc: o.runsc, StateDir: dir, Agent: agent, Platform: rawPlatform,
-		SnapshotDir: filepath.Join(dir, "snapshots"), Gofer: o.gofer})
+	rt, err := runsc.New(runsc.Config{Runsc: o.Runsc, StateDir: dir, Agent: agent, Platform: rawPlatform,
+		SnapshotDir: filepath.Join(dir, "snapshots"), Gofer: o.Gofer})
 	if err != nil {
 		return nil, err
 	}
-	c := &cpuRuntime{rt: rt, spec: spec, cg: cg, idle: o.cpuIdle}
+	c := &cpuRuntime{rt: rt, spec: spec, cg: cg, idle: o.CPUIdle}
 	if snapshot {
 		img, err := rt.Snapshot(ctx, spec)
 		if err != nil {
@@ -358,14 +359,14 @@ func sub(argv []string) string {
 // also charged the container's cgroup (removed when run returns, hence
 // read through the parent): the up step's CPU is the rusage, and the runsc
 // column what it has beyond the cgroup's.
-func rawCPU(ctx context.Context, o options, l lang, cg cpuCgroup, variant, kind string, argv []string, printed func(string) bool) (cpuTable, error) {
+func rawCPU(ctx context.Context, o bench.Options, l lang, cg cpuCgroup, variant, kind string, argv []string, printed func(string) bool) (cpuTable, error) {
 	t := cpuTable{lang: l.name, variant: variant, kind: kind}
 	rt, err := newRawRuntime(o, l.name)
 	if err != nil {
 		return t, err
 	}
 	defer rt.close()
-	for i := range o.cpuPhasesN + 1 {
+	for i := range o.CPUPhasesN + 1 {
 		var s cpuSample
 		// A raw run has no steps between up and destroy.
 		s[stepReady].valid, s[stepIdle].valid, s[stepRun].valid = true, true, true

@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 )
 
 // mcpPhase times MCP run_code round trips against POST /v1/run of the same
 // program on one pooled server, alternating, each from a full pool: the
 // MCP door's overhead on a warm one-shot run. The MCP session is opened
 // once, before the timed calls, as a host keeps it open.
-func mcpPhase(ctx context.Context, o options, rep *report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "mcp", templates: langNames(langs), pool: o.pool, snapshots: true})
+func mcpPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
+	s, err := startServer(ctx, o, serverConfig{name: "mcp", templates: langNames(langs), pool: o.Pool, snapshots: true})
 	if err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ func mcpPhase(ctx context.Context, o options, rep *report) (err error) {
 		p := l.probes[0]
 		d := doorRow{Door: "mcp", Op: "run_code " + p.name, Lang: l.name}
 		// One unmeasured round each way: first-use costs on both sides.
-		for i := -1; i < o.mcpN; i++ {
+		for i := -1; i < o.MCPN; i++ {
 			if err := s.awaitFull(ctx, l.name); err != nil {
 				return err
 			}
@@ -59,7 +60,7 @@ func mcpPhase(ctx context.Context, o options, rep *report) (err error) {
 		}
 		rep.Doors = append(rep.Doors, d)
 	}
-	return mcpNoSessionRow(ctx, s, cs, 10*o.mcpN, rep)
+	return mcpNoSessionRow(ctx, s, cs, 10*o.MCPN, rep)
 }
 
 // mcpNoSessionRow times an execute in a session that does not exist, on

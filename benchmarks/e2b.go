@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"net/http"
 	"slices"
 	"time"
@@ -26,8 +27,8 @@ const (
 // ABBA order (so that a drift in the machine's load falls on both alike)
 // and the pool refilled before each, plus one unmeasured round of each
 // first.
-func e2bPhase(ctx context.Context, o options, rep *report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "doors", templates: []string{"python"}, pool: o.pool, snapshots: true})
+func e2bPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
+	s, err := startServer(ctx, o, serverConfig{name: "doors", templates: []string{"python"}, pool: o.Pool, snapshots: true})
 	if err != nil {
 		return err
 	}
@@ -39,7 +40,7 @@ func e2bPhase(ctx context.Context, o options, rep *report) (err error) {
 	e2b := row{Lang: "python", Probe: probeE2BFirst, Mode: modeE2B}
 	rest := row{Lang: "python", Probe: probeE2BFirst, Mode: modeREST}
 	defer func() { rep.Rows = append(rep.Rows, e2b, rest) }()
-	for i := range 2 * (o.e2bN + 1) {
+	for i := range 2 * (o.E2BN + 1) {
 		if err := s.awaitFull(ctx, "python"); err != nil {
 			return err
 		}

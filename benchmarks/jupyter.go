@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"image/color"
 	"io"
 	"net/http"
@@ -53,13 +54,13 @@ var jupyterNoDelayLauncher []byte
 const jupyterNoDelayCheck = "paddock-bench: kernel WebSocket TCP_NODELAY=1"
 
 // jupyterPhase measures both stacks, one after the other, each alone.
-func jupyterPhase(ctx context.Context, o options, rep *report) error {
+func jupyterPhase(ctx context.Context, o bench.Options, rep *report) error {
 	s, err := startServer(ctx, o, serverConfig{name: "jupyter", templates: []string{"python"}, pool: 1, snapshots: true})
 	if err != nil {
 		return err
 	}
 	r := row{Lang: "python", Probe: jupyterProbe, Mode: modeJupyterPaddock}
-	r.Samples, err = jupyterSamples(ctx, o, s.base, "", o.jupyterN)
+	r.Samples, err = jupyterSamples(ctx, o, s.base, "", o.JupyterN)
 	rep.Rows = append(rep.Rows, r)
 	if err = errors.Join(err, s.finish(ctx, rep)); err != nil {
 		return err
@@ -75,7 +76,7 @@ func jupyterPhase(ctx context.Context, o options, rep *report) error {
 // nativeJupyterRow measures one native Jupyter Server, started for it
 // alone. With Nagle off, the row counts only once the launcher has shown
 // TCP_NODELAY set on the kernel WebSocket's socket.
-func nativeJupyterRow(ctx context.Context, o options, rep *report, mode string) error {
+func nativeJupyterRow(ctx context.Context, o bench.Options, rep *report, mode string) error {
 	nodelay := mode == modeJupyterNoDelay
 	base, stderr, stop, err := nativeJupyter(ctx, "bench", nodelay)
 	if err != nil {
@@ -83,7 +84,7 @@ func nativeJupyterRow(ctx context.Context, o options, rep *report, mode string) 
 	}
 	defer stop()
 	r := row{Lang: "python", Probe: jupyterProbe, Mode: mode}
-	r.Samples, err = jupyterSamples(ctx, o, base, "bench", o.jupyterN)
+	r.Samples, err = jupyterSamples(ctx, o, base, "bench", o.JupyterN)
 	if err == nil && nodelay && !strings.Contains(stderr.String(), jupyterNoDelayCheck) {
 		err = fmt.Errorf("jupyter_nodelay.py did not report %q", jupyterNoDelayCheck)
 	}
@@ -114,9 +115,9 @@ func (l *lockedBuffer) String() string {
 }
 
 // jupyterSamples runs doors/clients/jupyter_bench.mjs against base.
-func jupyterSamples(ctx context.Context, o options, base, token string, n int) ([]sample, error) {
+func jupyterSamples(ctx context.Context, o bench.Options, base, token string, n int) ([]sample, error) {
 	cmd := exec.CommandContext(ctx, "node", "jupyter_bench.mjs", base, token, strconv.Itoa(n))
-	cmd.Dir = o.clients
+	cmd.Dir = o.Clients
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -14,126 +14,83 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/templates"
 )
 
-type options struct {
-	paddock, runsc, agent, cache string
-	// gofer runs every gVisor sandbox the bench makes through Paddock
-	// (servers and the CPU phases' runtime) with a gofer process instead
-	// of on EROFS images, for a before/after.
-	gofer bool
-	// snapshots is the servers' snapshot directory, private to the run,
-	// so that its images are built by the binaries it measures; the first
-	// server's image serves the rest.
-	snapshots string
-
-	pool                    int // pool floor and ceiling of the pooled servers
-	warmN, restoreN, coldN  int
-	rawN, nativeN, sessionN int
-	e2bN                    int
-	mcpN                    int
-	busyN                   int
-	busyInterval            time.Duration
-	settle, memSettle       time.Duration
-	tpDuration              time.Duration
-	tpConcurrency           int
-	tpLangs                 []string
-	memCold                 bool
-	runc                    bool
-	jsonOut, csvOut, pngOut string
-	jupyterN                int    // Jupyter cell round trips per stack (0: none)
-	clients                 string // doors/clients, with its npm packages installed
-	jupyterOnly             bool   // run only the Jupyter phase
-	slimOnly                bool   // run only the python-slim / python comparison
-	slimN                   int    // print(1) samples per template and mode of the python-slim / python comparison (0: none)
-	nativeRSSN              int    // native interpreters whose idle RSS is read, per template (0: none)
-	memoryOnly              bool   // run only the memory phases
-
-	// The steady-state phase (steady.go).
-	steady, steadyOnly, steadyRaw   bool
-	steadyEmpty                     bool
-	steadyDuration                  time.Duration
-	steadyClients                   []int
-	steadyTemplates                 []string
-	steadyTxt, steadyCSV, steadyPNG string
-
-	// The CPU-per-phase measurement (cpuphases.go).
-	cpuPhasesN int  // one-shots per template and variant in the CPU phases (0: none)
-	cpuOnly    bool // run only the CPU phases
-	cpuLangs   []string
-	cpuRaw     bool
-	cpuIdle    time.Duration
-
-	flags map[string]any // every flag's value, for the JSON
-}
-
 func main() {
-	var o options
-	flag.StringVar(&o.paddock, "paddock", "bin/paddock", "paddock binary")
-	flag.StringVar(&o.runsc, "runsc", os.Getenv("PADDOCK_RUNSC"), "runsc binary")
-	flag.StringVar(&o.agent, "agent", "bin/paddock-agent", "agent binary")
-	flag.BoolVar(&o.gofer, "gofer", false, "start Paddock's gVisor sandboxes with a gofer process (serve --gofer), as before EROFS images; raw runsc baselines always have one")
-	flag.StringVar(&o.cache, "cache-dir", "/var/cache/paddock", "cache with the built root filesystems (only read: the run keeps its snapshots in a directory of its own)")
-	flag.IntVar(&o.pool, "pool", shippedFloor(), "ready sandboxes per template on the pooled servers (floor and ceiling; default: the templates' own floor); also the idle sandboxes whose memory is read")
-	flag.IntVar(&o.warmN, "warm", 30, "warm-pool samples per probe from a full, idle pool")
-	flag.IntVar(&o.busyN, "busy", 30, "warm-pool samples per probe run back to back, the pool at its floor")
-	flag.DurationVar(&o.busyInterval, "busy-interval", 250*time.Millisecond, "time between the starts of back-to-back warm runs (their steady rate)")
-	flag.IntVar(&o.restoreN, "restore", 10, "snapshot-restore samples per probe (no pool, snapshots on)")
-	flag.IntVar(&o.coldN, "cold", 5, "cold-start samples per probe (no pool, no snapshots; ~2.5 s each for python)")
-	flag.IntVar(&o.rawN, "raw", 5, "raw `runsc run` (and, for snapshotted templates, `runsc restore`) samples per probe")
-	flag.IntVar(&o.nativeN, "native", 20, "native process samples per probe, from the template's root filesystem and from the host")
-	flag.IntVar(&o.sessionN, "session", 200, "session execute samples per language")
-	flag.IntVar(&o.e2bN, "e2b", 40, "E2B door create → first result samples, and as many on /v1 (0: skip)")
-	flag.IntVar(&o.mcpN, "mcp", 30, "MCP run_code round trips per language, each beside a /v1/run of the same program (0: skip the phase)")
-	flag.DurationVar(&o.settle, "settle", 100*time.Millisecond, "pause between runs that start a sandbox on the request path")
-	flag.DurationVar(&o.memSettle, "mem-settle", 2*time.Second, "how long pools stay idle before their memory is read")
-	flag.DurationVar(&o.tpDuration, "throughput-duration", 15*time.Second, "how long each throughput measurement runs (the throughput target in docs/architecture.md asks for ≥ 60 s)")
-	flag.IntVar(&o.tpConcurrency, "throughput-concurrency", 2, "runs in flight during the throughput measurements")
+	var o bench.Options
+	flag.StringVar(&o.Paddock, "paddock", "bin/paddock", "paddock binary")
+	flag.StringVar(&o.Runsc, "runsc", os.Getenv("PADDOCK_RUNSC"), "runsc binary")
+	flag.StringVar(&o.Agent, "agent", "bin/paddock-agent", "agent binary")
+	flag.BoolVar(&o.Gofer, "gofer", false, "start Paddock's gVisor sandboxes with a gofer process (serve --gofer), as before EROFS images; raw runsc baselines always have one")
+	flag.StringVar(&o.Cache, "cache-dir", "/var/cache/paddock", "cache with the built root filesystems (only read: the run keeps its snapshots in a directory of its own)")
+	flag.IntVar(&o.Pool, "pool", shippedFloor(), "ready sandboxes per template on the pooled servers (floor and ceiling; default: the templates' own floor); also the idle sandboxes whose memory is read")
+	flag.IntVar(&o.WarmN, "warm", 30, "warm-pool samples per probe from a full, idle pool")
+	flag.IntVar(&o.BusyN, "busy", 30, "warm-pool samples per probe run back to back, the pool at its floor")
+	flag.DurationVar(&o.BusyInterval, "busy-interval", 250*time.Millisecond, "time between the starts of back-to-back warm runs (their steady rate)")
+	flag.IntVar(&o.RestoreN, "restore", 10, "snapshot-restore samples per probe (no pool, snapshots on)")
+	flag.IntVar(&o.ColdN, "cold", 5, "cold-start samples per probe (no pool, no snapshots; ~2.5 s each for python)")
+	flag.IntVar(&o.RawN, "raw", 5, "raw `runsc run` (and, for snapshotted templates, `runsc restore`) samples per probe")
+	flag.IntVar(&o.NativeN, "native", 20, "native process samples per probe, from the template's root filesystem and from the host")
+	flag.IntVar(&o.SessionN, "session", 200, "session execute samples per language")
+	flag.IntVar(&o.E2BN, "e2b", 40, "E2B door create → first result samples, and as many on /v1 (0: skip)")
+	flag.IntVar(&o.MCPN, "mcp", 30, "MCP run_code round trips per language, each beside a /v1/run of the same program (0: skip the phase)")
+	flag.DurationVar(&o.Settle, "settle", 100*time.Millisecond, "pause between runs that start a sandbox on the request path")
+	flag.DurationVar(&o.MemSettle, "mem-settle", 2*time.Second, "how long pools stay idle before their memory is read")
+	flag.DurationVar(&o.ThroughputDuration, "throughput-duration", 15*time.Second, "how long each throughput measurement runs (the throughput target in docs/architecture.md asks for ≥ 60 s)")
+	flag.IntVar(&o.ThroughputConcurrency, "throughput-concurrency", 2, "runs in flight during the throughput measurements")
 	tpLangs := flag.String("throughput-langs", "python,node", "languages whose throughput is measured (empty: none)")
-	flag.BoolVar(&o.memCold, "mem-cold", true, "also read the memory of cold-started pooled python sandboxes (one more server)")
-	flag.BoolVar(&o.runc, "runc", true, "also measure the runc runtime (cold, warm, sessions, idle memory, throughput) for the gVisor ÷ runc headlines")
-	flag.IntVar(&o.jupyterN, "jupyter", 200, "Jupyter cell round trips (`x + 1` through @jupyterlab/services) against Paddock and against native Jupyter Server + ipykernel, stock and with TCP_NODELAY (0: none)")
-	flag.BoolVar(&o.jupyterOnly, "jupyter-only", false, "run only the Jupyter cell round trips")
-	flag.IntVar(&o.slimN, "slim", 20, "print(1) samples per template, warm and restored, alternating python-slim and python on one server, with their idle memory and snapshot sizes (0: skip)")
+	flag.BoolVar(&o.MemCold, "mem-cold", true, "also read the memory of cold-started pooled python sandboxes (one more server)")
+	flag.BoolVar(&o.Runc, "runc", true, "also measure the runc runtime (cold, warm, sessions, idle memory, throughput) for the gVisor ÷ runc headlines")
+	flag.IntVar(&o.JupyterN, "jupyter", 200, "Jupyter cell round trips (`x + 1` through @jupyterlab/services) against Paddock and against native Jupyter Server + ipykernel, stock and with TCP_NODELAY (0: none)")
+	flag.BoolVar(&o.JupyterOnly, "jupyter-only", false, "run only the Jupyter cell round trips")
+	flag.IntVar(&o.SlimN, "slim", 20, "print(1) samples per template, warm and restored, alternating python-slim and python on one server, with their idle memory and snapshot sizes (0: skip)")
 	slimOnly := flag.Bool("slim-only", false, "run only the python-slim / python comparison")
-	flag.IntVar(&o.nativeRSSN, "native-rss", 3, "interpreters per template started natively from its root filesystem, warmed up and left idle, whose RSS is read: the memory target of a warmed template is built on it (0: skip)")
-	flag.BoolVar(&o.memoryOnly, "memory-only", false, "run only the memory phases: the native RSS, the idle pooled sandboxes of every template on one server, and (with --mem-cold) cold-started python ones")
-	flag.IntVar(&o.cpuPhasesN, "cpu-phases", 0, "one-shots per template whose host CPU is split by phase (restore, ping, run, destroy), beside as many raw runsc run + delete (0: skip)")
-	flag.BoolVar(&o.cpuOnly, "cpu-phases-only", false, "run only the CPU phases")
+	flag.IntVar(&o.NativeRSSN, "native-rss", 3, "interpreters per template started natively from its root filesystem, warmed up and left idle, whose RSS is read: the memory target of a warmed template is built on it (0: skip)")
+	flag.BoolVar(&o.MemoryOnly, "memory-only", false, "run only the memory phases: the native RSS, the idle pooled sandboxes of every template on one server, and (with --mem-cold) cold-started python ones")
+	flag.IntVar(&o.CPUPhasesN, "cpu-phases", 0, "one-shots per template whose host CPU is split by phase (restore, ping, run, destroy), beside as many raw runsc run + delete (0: skip)")
+	flag.BoolVar(&o.CPUOnly, "cpu-phases-only", false, "run only the CPU phases")
 	cpuLangs := flag.String("cpu-phases-langs", "", "languages of the CPU phases (empty: all)")
-	flag.DurationVar(&o.cpuIdle, "cpu-phases-idle", 0, "how long each sandbox of the CPU phases waits, ready, before its run; its CPU meanwhile is shown apart (0: none)")
-	flag.BoolVar(&o.cpuRaw, "cpu-phases-raw", true, "measure raw runsc run + delete in the CPU phases too")
-	flag.StringVar(&o.clients, "clients", "doors/clients", "the door clients' directory, npm packages installed (make clients)")
-	flag.BoolVar(&o.steady, "steady", true, "run the steady-state phase: a closed loop of one-shot print(i) runs per template against a server started as `make run` starts it, at each of --steady-clients for --steady-duration, raw runsc run + delete beside it (supersedes the 2-client throughput measurement of the shipped server and the raw run rate)")
-	flag.BoolVar(&o.steadyOnly, "steady-only", false, "run only the steady-state phase")
-	flag.BoolVar(&o.steadyRaw, "steady-raw", true, "measure raw runsc run + delete (same limits) at each steady point")
-	flag.BoolVar(&o.steadyEmpty, "steady-empty", true, "with --steady-raw, also measure empty sandboxes (runsc run /bin/true + delete, same limits) at the highest client count, once per language: the ceiling of one sandbox per run")
-	flag.DurationVar(&o.steadyDuration, "steady-duration", 60*time.Second, "how long each steady point runs")
+	flag.DurationVar(&o.CPUIdle, "cpu-phases-idle", 0, "how long each sandbox of the CPU phases waits, ready, before its run; its CPU meanwhile is shown apart (0: none)")
+	flag.BoolVar(&o.CPURaw, "cpu-phases-raw", true, "measure raw runsc run + delete in the CPU phases too")
+	flag.StringVar(&o.Clients, "clients", "doors/clients", "the door clients' directory, npm packages installed (make clients)")
+	flag.BoolVar(&o.Steady, "steady", true, "run the steady-state phase: a closed loop of one-shot print(i) runs per template against a server started as `make run` starts it, at each of --steady-clients for --steady-duration, raw runsc run + delete beside it (supersedes the 2-client throughput measurement of the shipped server and the raw run rate)")
+	flag.BoolVar(&o.SteadyOnly, "steady-only", false, "run only the steady-state phase")
+	flag.BoolVar(&o.SteadyRaw, "steady-raw", true, "measure raw runsc run + delete (same limits) at each steady point")
+	flag.BoolVar(&o.SteadyEmpty, "steady-empty", true, "with --steady-raw, also measure empty sandboxes (runsc run /bin/true + delete, same limits) at the highest client count, once per language: the ceiling of one sandbox per run")
+	flag.DurationVar(&o.SteadyDuration, "steady-duration", 60*time.Second, "how long each steady point runs")
 	steadyClients := flag.String("steady-clients", "1,2,4,8,16", "client counts of the steady phase")
 	steadyTemplates := flag.String("steady-templates", "", "templates of the steady phase (empty: every template the server serves, from GET /v1/templates)")
-	flag.StringVar(&o.steadyTxt, "steady-txt", "benchmarks/out/steady.txt", "write the steady tables here (empty: don't)")
-	flag.StringVar(&o.steadyCSV, "steady-csv", "benchmarks/out/steady.csv", "write one CSV row per steady point here (empty: don't)")
-	flag.StringVar(&o.steadyPNG, "steady-png", "benchmarks/out/steady.png", "draw runs/s and p50/p99 against clients, Paddock, raw and empty sandboxes, per template here (empty: don't)")
-	flag.StringVar(&o.jsonOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
-	flag.StringVar(&o.csvOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
-	flag.StringVar(&o.pngOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")
+	flag.StringVar(&o.SteadyTxt, "steady-txt", "benchmarks/out/steady.txt", "write the steady tables here (empty: don't)")
+	flag.StringVar(&o.SteadyCSV, "steady-csv", "benchmarks/out/steady.csv", "write one CSV row per steady point here (empty: don't)")
+	flag.StringVar(&o.SteadyPNG, "steady-png", "benchmarks/out/steady.png", "draw runs/s and p50/p99 against clients, Paddock, raw and empty sandboxes, per template here (empty: don't)")
+	flag.IntVar(&o.SessionStartN, "session-start", 40, "session create → first result samples per language, with and without kernel-ready sandboxes in the pool, alternating on two servers (0: skip)")
+	flag.BoolVar(&o.SessionStartOnly, "session-start-only", false, "run only the session start phase")
+	flag.IntVar(&o.TailN, "session-tail", 3000, "session `x + 1` cells per condition in the session tail phase: idle, then while one-shots stream (0: skip)")
+	flag.IntVar(&o.TailClients, "session-tail-clients", 4, "one-shot clients streaming `print(1)` during the loaded session cells")
+	flag.IntVar(&o.TailRounds, "session-tail-rounds", 1, "rounds of the session tail phase; each round measures every binary once")
+	flag.StringVar(&o.TailBefore, "session-tail-before", "", "another paddock binary (an earlier build) measured in the session tail phase in alternation with --paddock, for a before/after in one run; a paddock-agent beside it is its agent")
+	flag.BoolVar(&o.TailOnly, "session-tail-only", false, "run only the session tail phase")
+	flag.StringVar(&o.JSONOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
+	flag.StringVar(&o.CSVOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
+	flag.StringVar(&o.PNGOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")
 	flag.Parse()
-	o.tpLangs = splitList(*tpLangs)
-	o.slimOnly = *slimOnly
-	o.steadyTemplates = splitList(*steadyTemplates)
+	o.ThroughputLangs = splitList(*tpLangs)
+	o.SlimOnly = *slimOnly
+	o.SteadyTemplates = splitList(*steadyTemplates)
 	var err error
-	if o.steadyClients, err = parseClients(*steadyClients); err != nil {
+	if o.SteadyClients, err = parseClients(*steadyClients); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: --steady-clients:", err)
 		os.Exit(2)
 	}
-	if o.steadyDuration <= 0 {
+	if o.SteadyDuration <= 0 {
 		fmt.Fprintln(os.Stderr, "bench: --steady-duration must be positive")
 		os.Exit(2)
 	}
-	o.cpuLangs = splitList(*cpuLangs)
-	o.flags = map[string]any{}
-	flag.VisitAll(func(f *flag.Flag) { o.flags[f.Name] = f.Value.String() })
+	o.CPULangs = splitList(*cpuLangs)
+	o.Flags = map[string]any{}
+	flag.VisitAll(func(f *flag.Flag) { o.Flags[f.Name] = f.Value.String() })
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -170,19 +127,15 @@ func shippedFloor() int {
 	return n
 }
 
-func progress(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
-}
-
 // run measures every phase it can: a failed phase is reported at the end
 // and the others still run, so that one broken mode does not hide the
 // rest. Each `paddock serve` runs alone, and the baselines run with no
 // server up.
-func run(ctx context.Context, o options) error {
-	if err := checkServeFlags(ctx, o.paddock); err != nil {
+func run(ctx context.Context, o bench.Options) error {
+	if err := checkServeFlags(ctx, o.Paddock); err != nil {
 		return err
 	}
-	for _, name := range o.tpLangs {
+	for _, name := range o.ThroughputLangs {
 		if _, ok := langByName(name); !ok {
 			return fmt.Errorf("--throughput-langs: unknown language %q", name)
 		}
@@ -192,8 +145,8 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	o.snapshots = dir
-	if tailOpt.only {
+	o.Snapshots = dir
+	if o.TailOnly {
 		return sessionTailPhase(ctx, o, os.Stdout)
 	}
 	started := time.Now()
@@ -204,13 +157,13 @@ func run(ctx context.Context, o options) error {
 			return
 		}
 		begin := time.Now()
-		progress("%s…", name)
+		bench.Progress("%s…", name)
 		if err := f(); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			progress("%s failed: %v", name, err)
+			bench.Progress("%s failed: %v", name, err)
 			return
 		}
-		progress("%s done in %s", name, time.Since(begin).Round(100*time.Millisecond))
+		bench.Progress("%s done in %s", name, time.Since(begin).Round(100*time.Millisecond))
 	}
 	phase := all
 
@@ -224,12 +177,12 @@ func run(ctx context.Context, o options) error {
 	// Each --X-only flag names the phases it keeps by their titles'
 	// beginnings; with any of them set, only those phases run.
 	var only []string
-	for on, prefix := range map[*bool]string{&o.jupyterOnly: "Jupyter", &o.steadyOnly: "steady", &o.slimOnly: "python-slim", &o.cpuOnly: "CPU", sessionStartOnly: sessionStartTitle, &o.memoryOnly: "memory"} {
+	for on, prefix := range map[*bool]string{&o.JupyterOnly: "Jupyter", &o.SteadyOnly: "steady", &o.SlimOnly: "python-slim", &o.CPUOnly: "CPU", &o.SessionStartOnly: sessionStartTitle, &o.MemoryOnly: "memory"} {
 		if *on {
 			only = append(only, prefix)
 		}
 	}
-	o.steady = o.steady || o.steadyOnly
+	o.Steady = o.Steady || o.SteadyOnly
 	if len(only) > 0 {
 		phase = func(name string, f func() error) {
 			for _, prefix := range only {
@@ -240,59 +193,59 @@ func run(ctx context.Context, o options) error {
 			}
 		}
 	}
-	if o.cpuPhasesN > 0 {
+	if o.CPUPhasesN > 0 {
 		phase("CPU per phase of a one-shot (in-process runtime, no server)", func() error { return cpuPhase(ctx, o, os.Stdout) })
 	}
 	phase("native baselines (the templates' interpreters from their root filesystems, then the host's)", func() error { return nativePhase(ctx, o, &rep) })
-	if o.nativeRSSN > 0 {
+	if o.NativeRSSN > 0 {
 		phase("memory: native RSS of each template's interpreter, warmed up and idle (its root filesystem, no sandbox)", func() error { return nativeRSSPhase(ctx, o, &rep) })
 	}
-	if o.memoryOnly {
+	if o.MemoryOnly {
 		phase("memory: idle pooled sandboxes of every template on one server (snapshots on)", func() error { return memoryPhase(ctx, o, cg, &rep) })
 	}
 	phase("raw runsc baselines (Paddock's limits, delete included)", func() error { return rawPhase(ctx, rs, o, &rep) })
-	phase(fmt.Sprintf("pooled server (pool %d, snapshots on): warm idle and busy, sessions, memory", o.pool), func() error { return pooledPhase(ctx, o, cg, &rep) })
+	phase(fmt.Sprintf("pooled server (pool %d, snapshots on): warm idle and busy, sessions, memory", o.Pool), func() error { return pooledPhase(ctx, o, cg, &rep) })
 	switch {
-	case o.steady:
-		phase(fmt.Sprintf("steady state (server as `make run` ships it, %s per point, clients %v, raw runsc beside: %v)", o.steadyDuration, o.steadyClients, o.steadyRaw), func() error {
+	case o.Steady:
+		phase(fmt.Sprintf("steady state (server as `make run` ships it, %s per point, clients %v, raw runsc beside: %v)", o.SteadyDuration, o.SteadyClients, o.SteadyRaw), func() error {
 			err := steadyPhase(ctx, o, rs, &rep)
 			// Its points at --throughput-concurrency stand for the
 			// throughput of the shipped server and the raw run rate.
-			for _, t := range steadyThroughput(rep.Steady, o.tpConcurrency) {
-				if slices.Contains(o.tpLangs, t.Lang) {
+			for _, t := range steadyThroughput(rep.Steady, o.ThroughputConcurrency) {
+				if slices.Contains(o.ThroughputLangs, t.Lang) {
 					rep.Throughput = append(rep.Throughput, t)
 				}
 			}
 			return err
 		})
-	case len(o.tpLangs) > 0:
+	case len(o.ThroughputLangs) > 0:
 		phase("server as shipped (adaptive pools, snapshots on): throughput", func() error { return shippedPhase(ctx, o, &rep) })
 	}
-	if tailOpt.n > 0 {
+	if o.TailN > 0 {
 		phase("session tail (idle, then while one-shots stream)", func() error { return sessionTailPhase(ctx, o, os.Stdout) })
 	}
-	if o.e2bN > 0 {
-		phase("E2B door against /v1 (pool "+strconv.Itoa(o.pool)+", snapshots on): create → first result", func() error { return e2bPhase(ctx, o, &rep) })
+	if o.E2BN > 0 {
+		phase("E2B door against /v1 (pool "+strconv.Itoa(o.Pool)+", snapshots on): create → first result", func() error { return e2bPhase(ctx, o, &rep) })
 	}
-	if o.mcpN > 0 {
+	if o.MCPN > 0 {
 		phase("MCP door: run_code against /v1/run (pooled, snapshots on)", func() error { return mcpPhase(ctx, o, &rep) })
 	}
 	phase("snapshot restores on the request path (pool 0, snapshots on)", func() error { return restorePhase(ctx, o, &rep) })
 	phase("cold starts (pool 0, snapshots off)", func() error { return coldPhase(ctx, o, &rep) })
-	if o.memCold {
+	if o.MemCold {
 		phase("memory of cold-started pooled python sandboxes (snapshots off)", func() error { return coldMemoryPhase(ctx, o, cg, &rep) })
 	}
-	if o.slimN > 0 {
+	if o.SlimN > 0 {
 		phase("python-slim beside python: warm and restored print(1), idle memory, snapshot sizes", func() error { return slimPhase(ctx, o, cg, &rep) })
 	}
 	phase("raw runsc rates (restore and run, delete included)", func() error { return rawRatePhase(ctx, rs, o, &rep) })
-	if o.runc {
+	if o.Runc {
 		phase("the same on runc (plain containers, the host's kernel): cold, warm, sessions, memory, throughput", func() error { return runcPhase(ctx, o, cg, &rep) })
 	}
-	if *sessionStartN > 0 {
+	if o.SessionStartN > 0 {
 		phase(sessionStartTitle, func() error { return sessionStartPhase(ctx, o, &rep) })
 	}
-	if o.jupyterN > 0 {
+	if o.JupyterN > 0 {
 		phase("Jupyter cell round trips: Paddock's Jupyter door, then native Jupyter Server + ipykernel, stock and with TCP_NODELAY", func() error { return jupyterPhase(ctx, o, &rep) })
 	}
 	if ctx.Err() != nil {
@@ -304,19 +257,19 @@ func run(ctx context.Context, o options) error {
 	printSteady(os.Stdout, rep.Steady)
 	title := fmt.Sprintf("Paddock make bench, %s: p50 time to first result (log scale)", started.UTC().Format("2006-01-02 15:04 UTC"))
 	errs = append(errs,
-		writeFile(o.jsonOut, func(w io.Writer) error { return writeJSON(w, rep, started, o.flags) }),
-		writeFile(o.csvOut, func(w io.Writer) error { return writeCSV(w, rep) }),
-		writeFile(o.pngOut, func(w io.Writer) error { return writeChart(w, title, rep.Rows) }))
-	outs := []string{o.jsonOut, o.csvOut, o.pngOut}
+		writeFile(o.JSONOut, func(w io.Writer) error { return writeJSON(w, rep, started, o.Flags) }),
+		writeFile(o.CSVOut, func(w io.Writer) error { return writeCSV(w, rep) }),
+		writeFile(o.PNGOut, func(w io.Writer) error { return writeChart(w, title, rep.Rows) }))
+	outs := []string{o.JSONOut, o.CSVOut, o.PNGOut}
 	if len(rep.Steady) > 0 {
 		steadyStarted := started.UTC().Format("2006-01-02 15:04 UTC")
 		errs = append(errs,
-			writeFile(o.steadyTxt, func(w io.Writer) error { printSteady(w, rep.Steady); return nil }),
-			writeFile(o.steadyCSV, func(w io.Writer) error { return writeSteadyCSV(w, rep.Steady) }),
-			writeFile(o.steadyPNG, func(w io.Writer) error {
+			writeFile(o.SteadyTxt, func(w io.Writer) error { printSteady(w, rep.Steady); return nil }),
+			writeFile(o.SteadyCSV, func(w io.Writer) error { return writeSteadyCSV(w, rep.Steady) }),
+			writeFile(o.SteadyPNG, func(w io.Writer) error {
 				return writeSteadyChart(w, steadyTitle(steadyStarted, rep.Steady), rep.Steady)
 			}))
-		outs = append(outs, o.steadyTxt, o.steadyCSV, o.steadyPNG)
+		outs = append(outs, o.SteadyTxt, o.SteadyCSV, o.SteadyPNG)
 	}
 	for _, p := range outs {
 		if p != "" {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"io"
 	"io/fs"
 	"maps"
@@ -114,14 +115,14 @@ func (s *server) idleMemory(ctx context.Context, cg memCgroups, settle time.Dura
 		}
 		if ready {
 			// Let restores finish loading memory and teardowns finish.
-			if err := sleep(ctx, settle); err != nil {
+			if err := bench.Sleep(ctx, settle); err != nil {
 				return nil, err
 			}
 			if again, still, err := s.quietCgroups(ctx, cg); err == nil && still && sameIDs(byLang, again) {
 				return s.readMemRows(cg, byLang)
 			}
 		}
-		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+		if err := bench.Sleep(ctx, 100*time.Millisecond); err != nil {
 			return nil, fmt.Errorf("waiting for idle pools: %w", err)
 		}
 	}

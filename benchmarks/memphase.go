@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"time"
 )
 
@@ -11,11 +12,11 @@ import (
 // pools of snapshotted templates refilled by restores, and reads the
 // memory of the idle pools by template. It runs with --memory-only: a
 // whole bench reads the same from its pooled and python-slim phases.
-func memoryPhase(ctx context.Context, o options, cg memCgroups, rep *report) (err error) {
+func memoryPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report) (err error) {
 	if rep.MemoryNote != "" {
 		return errors.New(rep.MemoryNote)
 	}
-	s, err := startServer(ctx, o, serverConfig{name: "memory", templates: memTemplates, pool: max(o.pool, 1), snapshots: true})
+	s, err := startServer(ctx, o, serverConfig{name: "memory", templates: memTemplates, pool: max(o.Pool, 1), snapshots: true})
 	if err != nil {
 		return err
 	}
@@ -25,8 +26,8 @@ func memoryPhase(ctx context.Context, o options, cg memCgroups, rep *report) (er
 			return err
 		}
 	}
-	progress("reading the memory of %d idle sandboxes per template (%s)", max(o.pool, 1), cg)
-	mems, err := s.idleMemoryByTemplate(ctx, cg, o.memSettle)
+	bench.Progress("reading the memory of %d idle sandboxes per template (%s)", max(o.Pool, 1), cg)
+	mems, err := s.idleMemoryByTemplate(ctx, cg, o.MemSettle)
 	rep.Memory = append(rep.Memory, mems...)
 	return err
 }
@@ -66,7 +67,7 @@ func (s *server) awaitRestoredTemplate(ctx context.Context, name string, timeout
 			}
 			continue
 		}
-		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+		if err := bench.Sleep(ctx, 200*time.Millisecond); err != nil {
 			return fmt.Errorf("waiting for %s's snapshot: %w", name, err)
 		}
 	}

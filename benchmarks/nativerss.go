@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"io"
 	"os"
 	"os/exec"
@@ -75,7 +76,7 @@ func idlingProgram(language, warmup string) ([]string, error) {
 
 // nativeRSSPhase measures, n times per template of memTemplates, the
 // resident memory of its interpreter idling after the warm-up.
-func nativeRSSPhase(ctx context.Context, o options, rep *report) error {
+func nativeRSSPhase(ctx context.Context, o bench.Options, rep *report) error {
 	for _, name := range memTemplates {
 		t, l, err := templateLang(name)
 		if err != nil {
@@ -85,7 +86,7 @@ func nativeRSSPhase(ctx context.Context, o options, rep *report) error {
 		if err != nil {
 			return err
 		}
-		fs, err := templateRootfs(o.cache, name)
+		fs, err := templateRootfs(o.Cache, name)
 		if err != nil {
 			return err
 		}
@@ -96,7 +97,7 @@ func nativeRSSPhase(ctx context.Context, o options, rep *report) error {
 			if err := syscall.Mount("tmpfs", filepath.Join(root, "tmp"), "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777,size=64m"); err != nil {
 				return fmt.Errorf("mounting a tmpfs on %s/tmp: %w", root, err)
 			}
-			for range o.nativeRSSN {
+			for range o.NativeRSSN {
 				s, err := idleRSS(ctx, rootfsCommand(root, append([]string{l.native[0]}, tail...)), nativeRSSSettle)
 				if err != nil {
 					return fmt.Errorf("native RSS of %s: %w", name, err)
@@ -109,7 +110,7 @@ func nativeRSSPhase(ctx context.Context, o options, rep *report) error {
 		if err != nil {
 			return err
 		}
-		progress("native %s idle after its warm-up: VmRSS %.1f MiB (anon %.1f, file %.1f)", name, r.vmRSSMB(),
+		bench.Progress("native %s idle after its warm-up: VmRSS %.1f MiB (anon %.1f, file %.1f)", name, r.vmRSSMB(),
 			r.meanMB(func(s procRSSSample) uint64 { return s.RssAnon }), r.meanMB(func(s procRSSSample) uint64 { return s.RssFile }))
 	}
 	return nil
@@ -158,7 +159,7 @@ func idleRSS(ctx context.Context, cmd *exec.Cmd, settle time.Duration) (procRSSS
 		return end(fmt.Errorf("waiting for ready: got %q", line))
 	}
 	go io.Copy(io.Discard, stdout)
-	if err := sleep(ctx, settle); err != nil {
+	if err := bench.Sleep(ctx, settle); err != nil {
 		return end(err)
 	}
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"io"
 	"net/http"
 	"strconv"
@@ -113,7 +114,7 @@ func (s *server) oneShotRow(ctx context.Context, l lang, p probe, mode string, n
 			if err := s.awaitFull(ctx, l.name); err != nil {
 				return r, err
 			}
-		} else if err := sleep(ctx, settle); err != nil {
+		} else if err := bench.Sleep(ctx, settle); err != nil {
 			return r, err
 		}
 		resp, d, err := s.runOnce(ctx, l.name, p.code)
@@ -152,23 +153,9 @@ func (s *server) awaitRestores(ctx context.Context, l lang, p probe, timeout tim
 		if last = resp.startKind(); last == "restore" {
 			return nil
 		}
-		if err := sleep(ctx, 500*time.Millisecond); err != nil {
+		if err := bench.Sleep(ctx, 500*time.Millisecond); err != nil {
 			return err
 		}
 	}
 	return fmt.Errorf("no %s run was restored from a snapshot (snapshot state %q, last start %q)", l.name, state, last)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"os/exec"
 	"slices"
 	"time"
@@ -35,30 +36,30 @@ func snapshotted() []lang {
 // nativePhase times each template's own interpreter from its root
 // filesystem (the baseline), then the host's at the same path where the
 // host can run the probes.
-func nativePhase(ctx context.Context, o options, rep *report) error {
+func nativePhase(ctx context.Context, o bench.Options, rep *report) error {
 	for _, l := range langs {
-		fs, err := templateRootfs(o.cache, l.name)
+		fs, err := templateRootfs(o.Cache, l.name)
 		if err != nil {
 			return err
 		}
 		var rows []row
 		err = inReadOnlyRoot(fs, func(root string) error {
 			var err error
-			rows, err = nativeRows(ctx, l, modeNative, "rootfs", o.nativeN, false, func(argv []string) *exec.Cmd { return rootfsCommand(root, argv) })
+			rows, err = nativeRows(ctx, l, modeNative, "rootfs", o.NativeN, false, func(argv []string) *exec.Cmd { return rootfsCommand(root, argv) })
 			return err
 		})
 		rep.Rows = append(rep.Rows, rows...)
 		if err != nil {
 			return err
 		}
-		rows, err = nativeRows(ctx, l, modeHost, "host", o.nativeN, true, hostCommand)
+		rows, err = nativeRows(ctx, l, modeHost, "host", o.NativeN, true, hostCommand)
 		rep.Rows = append(rep.Rows, rows...)
 		if err != nil {
 			return err
 		}
 		for _, r := range rows {
 			if len(r.Samples) == 0 {
-				progress("note: %s %s row: %s", r.Lang, r.Mode, r.Note)
+				bench.Progress("note: %s %s row: %s", r.Lang, r.Mode, r.Note)
 			}
 		}
 	}
@@ -69,7 +70,7 @@ func nativePhase(ctx context.Context, o options, rep *report) error {
 // template, made on first use: a snapshotted template's checkpoint is
 // taken once and restored by every phase that needs it.
 type rawRuntimes struct {
-	o      options
+	o      bench.Options
 	byName map[string]*rawRuntime
 	images map[string]*rawImage
 }
@@ -118,14 +119,14 @@ func (rs *rawRuntimes) close() {
 
 // rawPhase times raw `runsc run`s of every probe and, for snapshotted
 // templates, raw restores of the template's checkpointed interpreter.
-func rawPhase(ctx context.Context, rs *rawRuntimes, o options, rep *report) error {
+func rawPhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report) error {
 	for _, l := range langs {
 		rt, err := rs.get(l.name)
 		if err != nil {
 			return err
 		}
 		for _, p := range l.probes {
-			r, err := rawRow(ctx, rt, l, p, o.rawN)
+			r, err := rawRow(ctx, rt, l, p, o.RawN)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -139,7 +140,7 @@ func rawPhase(ctx context.Context, rs *rawRuntimes, o options, rep *report) erro
 			return err
 		}
 		for _, p := range l.probes {
-			r, err := rawRestoreRow(ctx, rt, img, l, p, o.rawN)
+			r, err := rawRestoreRow(ctx, rt, img, l, p, o.RawN)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -149,12 +150,12 @@ func rawPhase(ctx context.Context, rs *rawRuntimes, o options, rep *report) erro
 	return nil
 }
 
-// pooledPhase serves every template from pools held at o.pool, restored
+// pooledPhase serves every template from pools held at o.Pool, restored
 // from snapshots where the template allows them: warm runs from a full
 // idle pool, warm runs back to back, sessions, then the memory of the
 // idle pools.
-func pooledPhase(ctx context.Context, o options, cg memCgroups, rep *report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "pooled", templates: langNames(langs), pool: o.pool, snapshots: true})
+func pooledPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report) (err error) {
+	s, err := startServer(ctx, o, serverConfig{name: "pooled", templates: langNames(langs), pool: o.Pool, snapshots: true})
 	if err != nil {
 		return err
 	}
@@ -173,14 +174,14 @@ func pooledPhase(ctx context.Context, o options, cg memCgroups, rep *report) (er
 			return err
 		}
 		for _, p := range l.probes {
-			r, err := s.oneShotRow(ctx, l, p, modePool, o.warmN, 0)
+			r, err := s.oneShotRow(ctx, l, p, modePool, o.WarmN, 0)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
 			}
 		}
 		for _, p := range l.probes {
-			r, err := s.busyRow(ctx, l, p, o.busyN, o.busyInterval)
+			r, err := s.busyRow(ctx, l, p, o.BusyN, o.BusyInterval)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -188,7 +189,7 @@ func pooledPhase(ctx context.Context, o options, cg memCgroups, rep *report) (er
 		}
 	}
 	for _, l := range langs {
-		r, err := s.sessionRow(ctx, l, o.sessionN)
+		r, err := s.sessionRow(ctx, l, o.SessionN)
 		rep.Rows = append(rep.Rows, r)
 		if err != nil {
 			return err
@@ -197,8 +198,8 @@ func pooledPhase(ctx context.Context, o options, cg memCgroups, rep *report) (er
 	if rep.MemoryNote != "" {
 		return nil
 	}
-	progress("reading the memory of %d idle sandboxes per template (%s)", o.pool, cg)
-	mems, err := s.idleMemory(ctx, cg, o.memSettle)
+	bench.Progress("reading the memory of %d idle sandboxes per template (%s)", o.Pool, cg)
+	mems, err := s.idleMemory(ctx, cg, o.MemSettle)
 	if err != nil {
 		rep.MemoryNote = "memory not measured: " + err.Error()
 	}
@@ -209,21 +210,21 @@ func pooledPhase(ctx context.Context, o options, cg memCgroups, rep *report) (er
 // shippedPhase measures sustained throughput on a server whose pools
 // keep the sizes their templates ship with, adaptive sizing on, as `make
 // run` serves them.
-func shippedPhase(ctx context.Context, o options, rep *report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "as shipped", templates: o.tpLangs, pool: poolShipped, snapshots: true})
+func shippedPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
+	s, err := startServer(ctx, o, serverConfig{name: "as shipped", templates: o.ThroughputLangs, pool: poolShipped, snapshots: true})
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
-	for _, name := range o.tpLangs {
+	for _, name := range o.ThroughputLangs {
 		l, _ := langByName(name)
 		if l.snapshotted {
 			if err := s.awaitRestoredPool(ctx, l, restoreTimeout); err != nil {
 				return err
 			}
 		}
-		progress("%s one-shot throughput for %s", name, o.tpDuration)
-		t, err := s.paddockRate(ctx, l, o.tpConcurrency, o.tpDuration)
+		bench.Progress("%s one-shot throughput for %s", name, o.ThroughputDuration)
+		t, err := s.paddockRate(ctx, l, o.ThroughputConcurrency, o.ThroughputDuration)
 		if err != nil {
 			return err
 		}
@@ -234,7 +235,7 @@ func shippedPhase(ctx context.Context, o options, rep *report) (err error) {
 
 // restorePhase runs with no pool and snapshots on: every run of a
 // snapshotted template restores on the request path.
-func restorePhase(ctx context.Context, o options, rep *report) (err error) {
+func restorePhase(ctx context.Context, o bench.Options, rep *report) (err error) {
 	for _, l := range langs {
 		if !l.snapshotted {
 			for _, p := range l.probes {
@@ -257,7 +258,7 @@ func restorePhase(ctx context.Context, o options, rep *report) (err error) {
 			return err
 		}
 		for _, p := range l.probes {
-			r, err := s.oneShotRow(ctx, l, p, modeRestore, o.restoreN, o.settle)
+			r, err := s.oneShotRow(ctx, l, p, modeRestore, o.RestoreN, o.Settle)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -269,7 +270,7 @@ func restorePhase(ctx context.Context, o options, rep *report) (err error) {
 
 // coldPhase runs with no pool and no snapshots: every run starts a
 // sandbox, warm-up included, on the request path.
-func coldPhase(ctx context.Context, o options, rep *report) (err error) {
+func coldPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
 	s, err := startServer(ctx, o, serverConfig{name: "cold", templates: langNames(langs), pool: 0, snapshots: false})
 	if err != nil {
 		return err
@@ -277,7 +278,7 @@ func coldPhase(ctx context.Context, o options, rep *report) (err error) {
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
 	for _, l := range langs {
 		for _, p := range l.probes {
-			r, err := s.oneShotRow(ctx, l, p, modeCold, o.coldN, o.settle)
+			r, err := s.oneShotRow(ctx, l, p, modeCold, o.ColdN, o.Settle)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -289,17 +290,17 @@ func coldPhase(ctx context.Context, o options, rep *report) (err error) {
 
 // coldMemoryPhase fills python pools by cold starts, to compare their
 // memory with restored ones.
-func coldMemoryPhase(ctx context.Context, o options, cg memCgroups, rep *report) (err error) {
+func coldMemoryPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report) (err error) {
 	ls := snapshotted()
-	if len(ls) == 0 || o.pool == 0 || rep.MemoryNote != "" {
+	if len(ls) == 0 || o.Pool == 0 || rep.MemoryNote != "" {
 		return nil
 	}
-	s, err := startServer(ctx, o, serverConfig{name: "cold pooled", templates: langNames(ls), pool: o.pool, snapshots: false})
+	s, err := startServer(ctx, o, serverConfig{name: "cold pooled", templates: langNames(ls), pool: o.Pool, snapshots: false})
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
-	mems, err := s.idleMemory(ctx, cg, o.memSettle)
+	mems, err := s.idleMemory(ctx, cg, o.MemSettle)
 	rep.Memory = append(rep.Memory, mems...)
 	return err
 }
@@ -308,16 +309,16 @@ func coldMemoryPhase(ctx context.Context, o options, cg memCgroups, rep *report)
 // with the kind of start its Paddock pool uses (a restore for snapshotted
 // templates, a cold `runsc run` otherwise) and, for snapshotted ones, the
 // cold rate as well: the target in docs/architecture.md is against it.
-func rawRatePhase(ctx context.Context, rs *rawRuntimes, o options, rep *report) error {
-	for _, name := range o.tpLangs {
+func rawRatePhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report) error {
+	for _, name := range o.ThroughputLangs {
 		l, _ := langByName(name)
 		if l.snapshotted {
 			rt, img, err := rs.image(ctx, l)
 			if err != nil {
 				return err
 			}
-			progress("%s raw runsc restore rate for %s", name, o.tpDuration)
-			t, err := rawRate(ctx, l, targetRawRestore, o.tpConcurrency, o.tpDuration, func(ctx context.Context, code string) (rawResult, error) {
+			bench.Progress("%s raw runsc restore rate for %s", name, o.ThroughputDuration)
+			t, err := rawRate(ctx, l, targetRawRestore, o.ThroughputConcurrency, o.ThroughputDuration, func(ctx context.Context, code string) (rawResult, error) {
 				return rt.restore(ctx, img, code)
 			})
 			if err != nil {
@@ -326,7 +327,7 @@ func rawRatePhase(ctx context.Context, rs *rawRuntimes, o options, rep *report) 
 			rep.Throughput = append(rep.Throughput, t)
 		}
 		if slices.ContainsFunc(rep.Throughput, func(t throughput) bool {
-			return t.Lang == l.name && t.Target == targetRaw && t.Concurrency == o.tpConcurrency
+			return t.Lang == l.name && t.Target == targetRaw && t.Concurrency == o.ThroughputConcurrency
 		}) {
 			continue // the steady phase measured it
 		}
@@ -334,8 +335,8 @@ func rawRatePhase(ctx context.Context, rs *rawRuntimes, o options, rep *report) 
 		if err != nil {
 			return err
 		}
-		progress("%s raw runsc run rate for %s", name, o.tpDuration)
-		t, err := rawRate(ctx, l, targetRaw, o.tpConcurrency, o.tpDuration, func(ctx context.Context, code string) (rawResult, error) {
+		bench.Progress("%s raw runsc run rate for %s", name, o.ThroughputDuration)
+		t, err := rawRate(ctx, l, targetRaw, o.ThroughputConcurrency, o.ThroughputDuration, func(ctx context.Context, code string) (rawResult, error) {
 			return rt.run(ctx, l.sandboxed(code))
 		})
 		if err != nil {

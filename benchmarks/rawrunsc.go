@@ -15,6 +15,7 @@ import (
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/rootfs"
 	"github.com/paddock-dev/paddock/runner"
 	"github.com/paddock-dev/paddock/runner/ocispec"
@@ -41,12 +42,12 @@ type rawRuntime struct {
 	warmup   string // the template's warm-up code
 }
 
-func newRawRuntime(o options, name string) (*rawRuntime, error) {
+func newRawRuntime(o bench.Options, name string) (*rawRuntime, error) {
 	t, err := templates.Get(name)
 	if err != nil {
 		return nil, err
 	}
-	fs, err := templateRootfs(o.cache, name)
+	fs, err := templateRootfs(o.Cache, name)
 	if err != nil {
 		return nil, err
 	}
@@ -54,11 +55,11 @@ func newRawRuntime(o options, name string) (*rawRuntime, error) {
 	if err != nil {
 		return nil, err
 	}
-	agent, err := filepath.Abs(o.agent)
+	agent, err := filepath.Abs(o.Agent)
 	if err != nil {
 		return nil, errors.Join(err, os.RemoveAll(dir))
 	}
-	return &rawRuntime{runsc: o.runsc, dir: dir, root: filepath.Join(dir, "root"), agentDir: filepath.Dir(agent),
+	return &rawRuntime{runsc: o.Runsc, dir: dir, root: filepath.Join(dir, "root"), agentDir: filepath.Dir(agent),
 		spec:   runner.Spec{Template: t.Name, Language: t.Language, Rootfs: fs, Limits: templateLimits(t.Limits)},
 		warmup: t.Warmup}, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/runner"
 	"github.com/paddock-dev/paddock/runner/ocispec"
 	"github.com/paddock-dev/paddock/runner/runsc"
@@ -64,11 +65,11 @@ func TestRawSpecHasPaddocksLimitsAndTheInterpreter(t *testing.T) {
 func realRawRuntime(t *testing.T) *rawRuntime {
 	t.Helper()
 	builtRootfs(t, "python")
-	o := options{runsc: os.Getenv("PADDOCK_RUNSC"), agent: os.Getenv("PADDOCK_AGENT"), cache: os.Getenv("PADDOCK_CACHE")}
-	if o.cache == "" {
-		o.cache = "/var/cache/paddock"
+	o := bench.Options{Runsc: os.Getenv("PADDOCK_RUNSC"), Agent: os.Getenv("PADDOCK_AGENT"), Cache: os.Getenv("PADDOCK_CACHE")}
+	if o.Cache == "" {
+		o.Cache = "/var/cache/paddock"
 	}
-	if o.runsc == "" || o.agent == "" {
+	if o.Runsc == "" || o.Agent == "" {
 		if os.Getenv("PADDOCK_REQUIRE_GVISOR") == "1" {
 			t.Fatal("PADDOCK_RUNSC and PADDOCK_AGENT must name runsc and the agent (make test sets them)")
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,12 +16,12 @@ import (
 // pool, sessions and the idle pools' memory on a pooled server, cold
 // starts on a server with no pool, then throughput on a server as
 // shipped. runc has no snapshots.
-func runcPhase(ctx context.Context, o options, cg memCgroups, rep *report) error {
+func runcPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report) error {
 	return errors.Join(runcPooled(ctx, o, cg, rep), runcCold(ctx, o, rep), runcThroughput(ctx, o, rep))
 }
 
-func runcPooled(ctx context.Context, o options, cg memCgroups, rep *report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "runc pooled", templates: langNames(langs), pool: o.pool, runtime: "runc"})
+func runcPooled(ctx context.Context, o bench.Options, cg memCgroups, rep *report) (err error) {
+	s, err := startServer(ctx, o, serverConfig{name: "runc pooled", templates: langNames(langs), pool: o.Pool, runtime: "runc"})
 	if err != nil {
 		return err
 	}
@@ -34,7 +35,7 @@ func runcPooled(ctx context.Context, o options, cg memCgroups, rep *report) (err
 			return err
 		}
 		for _, p := range l.probes {
-			r, err := s.oneShotRow(ctx, l, p, modeRuncPool, o.warmN, 0)
+			r, err := s.oneShotRow(ctx, l, p, modeRuncPool, o.WarmN, 0)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -42,7 +43,7 @@ func runcPooled(ctx context.Context, o options, cg memCgroups, rep *report) (err
 		}
 	}
 	for _, l := range langs {
-		r, err := s.sessionRow(ctx, l, o.sessionN)
+		r, err := s.sessionRow(ctx, l, o.SessionN)
 		r.Mode = modeRuncSession
 		rep.Rows = append(rep.Rows, r)
 		if err != nil {
@@ -53,8 +54,8 @@ func runcPooled(ctx context.Context, o options, cg memCgroups, rep *report) (err
 		return nil
 	}
 	rc := cg.forRunc()
-	progress("reading the memory of %d idle runc sandboxes per template (%s)", o.pool, rc)
-	mems, err := s.idleMemory(ctx, rc, o.memSettle)
+	bench.Progress("reading the memory of %d idle runc sandboxes per template (%s)", o.Pool, rc)
+	mems, err := s.idleMemory(ctx, rc, o.MemSettle)
 	if err != nil {
 		rep.MemoryNote = "runc memory not measured: " + err.Error()
 	}
@@ -62,7 +63,7 @@ func runcPooled(ctx context.Context, o options, cg memCgroups, rep *report) (err
 	return nil
 }
 
-func runcCold(ctx context.Context, o options, rep *report) (err error) {
+func runcCold(ctx context.Context, o bench.Options, rep *report) (err error) {
 	s, err := startServer(ctx, o, serverConfig{name: "runc cold", templates: langNames(langs), pool: 0, runtime: "runc"})
 	if err != nil {
 		return err
@@ -70,7 +71,7 @@ func runcCold(ctx context.Context, o options, rep *report) (err error) {
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
 	for _, l := range langs {
 		for _, p := range l.probes {
-			r, err := s.oneShotRow(ctx, l, p, modeRuncCold, o.coldN, o.settle)
+			r, err := s.oneShotRow(ctx, l, p, modeRuncCold, o.ColdN, o.Settle)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -80,19 +81,19 @@ func runcCold(ctx context.Context, o options, rep *report) (err error) {
 	return nil
 }
 
-func runcThroughput(ctx context.Context, o options, rep *report) (err error) {
-	if len(o.tpLangs) == 0 {
+func runcThroughput(ctx context.Context, o bench.Options, rep *report) (err error) {
+	if len(o.ThroughputLangs) == 0 {
 		return nil
 	}
-	s, err := startServer(ctx, o, serverConfig{name: "runc as shipped", templates: o.tpLangs, pool: poolShipped, runtime: "runc"})
+	s, err := startServer(ctx, o, serverConfig{name: "runc as shipped", templates: o.ThroughputLangs, pool: poolShipped, runtime: "runc"})
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
-	for _, name := range o.tpLangs {
+	for _, name := range o.ThroughputLangs {
 		l, _ := langByName(name)
-		progress("%s one-shot throughput on runc for %s", name, o.tpDuration)
-		t, err := s.paddockRate(ctx, l, o.tpConcurrency, o.tpDuration)
+		bench.Progress("%s one-shot throughput on runc for %s", name, o.ThroughputDuration)
+		t, err := s.paddockRate(ctx, l, o.ThroughputConcurrency, o.ThroughputDuration)
 		t.Target = targetRunc
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"io"
 	"net"
 	"net/http"
@@ -32,7 +33,7 @@ type serverConfig struct {
 	// shipped starts the server as `make run` does: its flags and
 	// defaults, no PADDOCK_* variables from the bench's environment;
 	// only the addresses and directories are the bench's own (the
-	// snapshot directory stays private: see options.snapshots). The
+	// snapshot directory stays private: see bench.Options.Snapshots). The
 	// other fields but name are then ignored.
 	shipped bool
 	// stderr receives the server's log (nil: the bench's stderr).
@@ -62,21 +63,21 @@ func (c serverConfig) describe() string {
 // poolShipped is serverConfig.pool for the pool sizes templates ship with.
 const poolShipped = -1
 
-func (c serverConfig) args(o options, addr, state string) []string {
+func (c serverConfig) args(o bench.Options, addr, state string) []string {
 	args := c.serveArgs(o, addr, state)
-	if o.gofer && c.runtime != "runc" {
+	if o.Gofer && c.runtime != "runc" {
 		args = append(args, "--gofer")
 	}
 	return args
 }
 
-func (c serverConfig) serveArgs(o options, addr, state string) []string {
+func (c serverConfig) serveArgs(o bench.Options, addr, state string) []string {
 	if c.shipped {
-		return []string{"serve", "--listen=" + addr, "--cache-dir=" + o.cache, "--state-dir=" + state,
-			"--runsc=" + o.runsc, "--agent=" + o.agent, "--snapshot-dir=" + o.snapshots}
+		return []string{"serve", "--listen=" + addr, "--cache-dir=" + o.Cache, "--state-dir=" + state,
+			"--runsc=" + o.Runsc, "--agent=" + o.Agent, "--snapshot-dir=" + o.Snapshots}
 	}
-	args := []string{"serve", "--listen=" + addr, "--runsc=" + o.runsc, "--agent=" + o.agent,
-		"--cache-dir=" + o.cache, "--state-dir=" + state, "--build-rootfs=false", "--snapshot-dir=" + o.snapshots,
+	args := []string{"serve", "--listen=" + addr, "--runsc=" + o.Runsc, "--agent=" + o.Agent,
+		"--cache-dir=" + o.Cache, "--state-dir=" + state, "--build-rootfs=false", "--snapshot-dir=" + o.Snapshots,
 		"--templates=" + strings.Join(c.templates, ","),
 		"--snapshots=" + strconv.FormatBool(c.snapshots),
 		"--log-level=warn", "--tenant-rate=0", "--tenant-max-runs=16"}
@@ -87,7 +88,7 @@ func (c serverConfig) serveArgs(o options, addr, state string) []string {
 		args = append(args, "--pool-size="+strconv.Itoa(c.pool), "--pool-max="+strconv.Itoa(c.pool))
 	}
 	// A build older than kernel-ready sandboxes has none to turn off.
-	if serveHas(o.paddock, "session-kernels") {
+	if serveHas(o.Paddock, "session-kernels") {
 		args = append(args, "--session-kernels=0")
 	}
 	return append(args, c.extra...)
@@ -139,7 +140,7 @@ type server struct {
 	waitErr error
 }
 
-func startServer(ctx context.Context, o options, cfg serverConfig) (*server, error) {
+func startServer(ctx context.Context, o bench.Options, cfg serverConfig) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -149,7 +150,7 @@ func startServer(ctx context.Context, o options, cfg serverConfig) (*server, err
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	cmd := exec.CommandContext(ctx, o.paddock, cfg.args(o, addr, state)...)
+	cmd := exec.CommandContext(ctx, o.Paddock, cfg.args(o, addr, state)...)
 	cmd.Stderr = os.Stderr
 	if cfg.stderr != nil {
 		cmd.Stderr = cfg.stderr

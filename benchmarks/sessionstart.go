@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"net/http"
 	"time"
 )
@@ -17,11 +17,6 @@ import (
 // template with its kernel already open). The two alternate in ABBA
 // order, each from a full pool, so that the machine's load falls on both
 // alike.
-var (
-	sessionStartN    = flag.Int("session-start", 40, "session create → first result samples per language, with and without kernel-ready sandboxes in the pool, alternating on two servers (0: skip)")
-	sessionStartOnly = flag.Bool("session-start-only", false, "run only the session start phase")
-)
-
 const (
 	modeSessionOpen    = "session, kernel opened on create"
 	modeSessionPremade = "session, kernel ready in the pool"
@@ -30,7 +25,7 @@ const (
 	sessionStartTitle  = "session start: create → first result, kernels opened on create against kernel-ready sandboxes"
 )
 
-func sessionStartPhase(ctx context.Context, o options, rep *report) (err error) {
+func sessionStartPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
 	names := []string{"python", "node"}
 	cfg := func(name string, kernels int) serverConfig {
 		return serverConfig{name: name, templates: names, pool: poolShipped, snapshots: true,
@@ -55,7 +50,7 @@ func sessionStartPhase(ctx context.Context, o options, rep *report) (err error) 
 	for _, name := range names {
 		before := row{Lang: name, Probe: probeSessionFirst, Mode: modeSessionOpen}
 		after := row{Lang: name, Probe: probeSessionFirst, Mode: modeSessionPremade}
-		for i := range 2 * (*sessionStartN + 1) {
+		for i := range 2 * (o.SessionStartN + 1) {
 			s, into, want := open, &before, "pool"
 			if i%4 == 1 || i%4 == 2 {
 				s, into, want = premade, &after, "kernel"
@@ -74,7 +69,7 @@ func sessionStartPhase(ctx context.Context, o options, rep *report) (err error) 
 			into.Samples = append(into.Samples, sample{D: d, Start: start, Counted: counted})
 		}
 		rep.Rows = append(rep.Rows, before, after)
-		progress("  %s: create → first result p50 %s → %s, p99 %s → %s", name,
+		bench.Progress("  %s: create → first result p50 %s → %s, p99 %s → %s", name,
 			before.p50().Round(100*time.Microsecond), after.p50().Round(100*time.Microsecond),
 			percentile(before.counted(), 0.99).Round(100*time.Microsecond), percentile(after.counted(), 0.99).Round(100*time.Microsecond))
 	}
@@ -149,7 +144,7 @@ func (s *server) awaitSessionPool(ctx context.Context, name string) error {
 				return nil
 			}
 		}
-		if err := sleep(ctx, 20*time.Millisecond); err != nil {
+		if err := bench.Sleep(ctx, 20*time.Millisecond); err != nil {
 			return fmt.Errorf("waiting for the %s pool and its kernels: %w", name, err)
 		}
 	}

@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"io"
 	"net/http"
 	"os"
@@ -21,21 +21,6 @@ import (
 // The session tail phase: a Python session's `x + 1` back to back on an
 // idle server, then again while clients stream one-shots at the server's
 // capacity, with the kernel sandbox's CFS throttling read from its cgroup.
-var tailOpt struct {
-	n       int    // cells per condition (0: skip the phase)
-	clients int    // one-shot clients streaming during the loaded cells
-	rounds  int    // rounds, each binary once per round
-	before  string // a second paddock binary measured in alternation
-	only    bool   // run only this phase
-}
-
-func init() {
-	flag.IntVar(&tailOpt.n, "session-tail", 3000, "session `x + 1` cells per condition in the session tail phase: idle, then while one-shots stream (0: skip)")
-	flag.IntVar(&tailOpt.clients, "session-tail-clients", 4, "one-shot clients streaming `print(1)` during the loaded session cells")
-	flag.IntVar(&tailOpt.rounds, "session-tail-rounds", 1, "rounds of the session tail phase; each round measures every binary once")
-	flag.StringVar(&tailOpt.before, "session-tail-before", "", "another paddock binary (an earlier build) measured in the session tail phase in alternation with --paddock, for a before/after in one run; a paddock-agent beside it is its agent")
-	flag.BoolVar(&tailOpt.only, "session-tail-only", false, "run only the session tail phase")
-}
 
 // cpuStat is a cgroup v1 cpu.stat: the CFS periods the cgroup was
 // active in and how many of them it was throttled in.
@@ -87,23 +72,23 @@ type tailResult struct {
 // cpuCgroupRoot holds the gVisor sandboxes' cgroups in the cpu hierarchy.
 const cpuCgroupRoot = "/sys/fs/cgroup/cpu/paddock"
 
-func sessionTailPhase(ctx context.Context, o options, w io.Writer) error {
-	bins := []struct{ name, path string }{{"after", o.paddock}}
-	if tailOpt.before != "" {
-		if err := checkServeFlags(ctx, tailOpt.before); err != nil {
+func sessionTailPhase(ctx context.Context, o bench.Options, w io.Writer) error {
+	bins := []struct{ name, path string }{{"after", o.Paddock}}
+	if o.TailBefore != "" {
+		if err := checkServeFlags(ctx, o.TailBefore); err != nil {
 			return err
 		}
-		bins = append([]struct{ name, path string }{{"before", tailOpt.before}}, bins...)
+		bins = append([]struct{ name, path string }{{"before", o.TailBefore}}, bins...)
 	}
 	var res []tailResult
-	for round := range tailOpt.rounds {
+	for round := range o.TailRounds {
 		for _, b := range bins {
-			progress("session tail: %s (%s), round %d", b.name, b.path, round+1)
+			bench.Progress("session tail: %s (%s), round %d", b.name, b.path, round+1)
 			bo := o
-			bo.paddock = b.path
+			bo.Paddock = b.path
 			if b.name == "before" {
 				if agent := filepath.Join(filepath.Dir(b.path), "paddock-agent"); fileExists(agent) {
-					bo.agent = agent
+					bo.Agent = agent
 				}
 			}
 			r, err := measureTail(ctx, bo)
@@ -115,7 +100,7 @@ func sessionTailPhase(ctx context.Context, o options, w io.Writer) error {
 		}
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Fprintf(w, "\nSession tail: python `x + 1` over HTTP, %d cells each; loaded = while %d clients stream one-shot print(1); load average %s", tailOpt.n, tailOpt.clients, load)
+	fmt.Fprintf(w, "\nSession tail: python `x + 1` over HTTP, %d cells each; loaded = while %d clients stream one-shot print(1); load average %s", o.TailN, o.TailClients, load)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "binary\tidle p50 ms\tidle p99 ms\tthrottled/periods\tloaded p50 ms\tloaded p99 ms\tthrottled/periods\tloaded p99 ÷ idle p99\tloaded for s\tone-shots/s\trefused\tkernel shares, burst µs, CPUs\trun-queue wait µs/cell: kernel idle, loaded\tserver idle, loaded\t")
 	for _, r := range res {
@@ -139,10 +124,10 @@ func sessionTailPhase(ctx context.Context, o options, w io.Writer) error {
 	return err
 }
 
-// measureTail starts a pooled Python server from o.paddock and measures
+// measureTail starts a pooled Python server from o.Paddock and measures
 // its session tail idle and loaded.
-func measureTail(ctx context.Context, o options) (r tailResult, err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "session tail", templates: []string{"python"}, pool: o.pool, snapshots: true})
+func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error) {
+	s, err := startServer(ctx, o, serverConfig{name: "session tail", templates: []string{"python"}, pool: o.Pool, snapshots: true})
 	if err != nil {
 		return r, err
 	}
@@ -189,7 +174,7 @@ func measureTail(ctx context.Context, o options) (r tailResult, err error) {
 		return r, err
 	}
 	rq0, srv0 := s.runQueues(), s.serverRunQueue()
-	for range tailOpt.n {
+	for range o.TailN {
 		d, err := exec("x + 1")
 		if err != nil {
 			return r, err
@@ -218,10 +203,10 @@ func measureTail(ctx context.Context, o options) (r tailResult, err error) {
 	var wg sync.WaitGroup
 	var done, busy atomic.Int64
 	var firstRuns sync.WaitGroup
-	firstRuns.Add(tailOpt.clients)
+	firstRuns.Add(o.TailClients)
 	var streamErr error
 	var errOnce sync.Once
-	for range tailOpt.clients {
+	for range o.TailClients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -253,7 +238,7 @@ func measureTail(ctx context.Context, o options) (r tailResult, err error) {
 		}
 		k0, _ := cgroupRunQueue(kernel)
 		srv0 := s.serverRunQueue()
-		for range tailOpt.n {
+		for range o.TailN {
 			d, err := exec("x + 1")
 			if err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"io"
 	"io/fs"
 	"os"
@@ -23,8 +24,8 @@ var slimPair = []string{"python-slim", "python"}
 // print(1) from a full idle pool, the memory of the idle pooled sandboxes
 // (both restored from their snapshots), print(1) restored on the request
 // path (no pool), and the size of each snapshot image.
-func slimPhase(ctx context.Context, o options, cg memCgroups, rep *report) error {
-	pooled, err := startServer(ctx, o, serverConfig{name: "python pair pooled", templates: slimPair, pool: max(o.pool, 1), snapshots: true})
+func slimPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report) error {
+	pooled, err := startServer(ctx, o, serverConfig{name: "python pair pooled", templates: slimPair, pool: max(o.Pool, 1), snapshots: true})
 	if err != nil {
 		return err
 	}
@@ -42,13 +43,13 @@ func slimPhase(ctx context.Context, o options, cg memCgroups, rep *report) error
 	restored, err := slimRestores(ctx, o, cold)
 	err = errors.Join(err, cold.finish(ctx, rep))
 	rep.Rows = append(rep.Rows, restored...)
-	printSlim(os.Stdout, append(warm, restored...), mems, snapshotSizes(o.snapshots))
+	printSlim(os.Stdout, append(warm, restored...), mems, snapshotSizes(o.Snapshots))
 	return err
 }
 
 // slimPooled waits for both snapshots and for pools refilled by restores,
 // then times warm print(1)s alternately and reads the idle pools' memory.
-func slimPooled(ctx context.Context, o options, cg memCgroups, s *server, memory bool) ([]row, []memRow, error) {
+func slimPooled(ctx context.Context, o bench.Options, cg memCgroups, s *server, memory bool) ([]row, []memRow, error) {
 	if err := s.awaitSnapshots(ctx, restoreTimeout); err != nil {
 		return nil, nil, err
 	}
@@ -58,7 +59,7 @@ func slimPooled(ctx context.Context, o options, cg memCgroups, s *server, memory
 	}
 	// The pools were first filled by cold starts, before the snapshots
 	// were ready: unmeasured runs cycle them to restored sandboxes.
-	for range max(o.pool, 1) {
+	for range max(o.Pool, 1) {
 		for _, name := range slimPair {
 			if err := s.awaitFull(ctx, name); err != nil {
 				return rows, nil, err
@@ -68,7 +69,7 @@ func slimPooled(ctx context.Context, o options, cg memCgroups, s *server, memory
 			}
 		}
 	}
-	for range o.slimN {
+	for range o.SlimN {
 		for i, name := range slimPair {
 			if err := s.awaitFull(ctx, name); err != nil {
 				return rows, nil, err
@@ -81,13 +82,13 @@ func slimPooled(ctx context.Context, o options, cg memCgroups, s *server, memory
 	if !memory {
 		return rows, nil, nil
 	}
-	mems, err := s.idleMemoryByTemplate(ctx, cg, o.memSettle)
+	mems, err := s.idleMemoryByTemplate(ctx, cg, o.MemSettle)
 	return rows, mems, err
 }
 
 // slimRestores times print(1) on a server with no pool: every run
 // restores its template's snapshot on the request path.
-func slimRestores(ctx context.Context, o options, s *server) ([]row, error) {
+func slimRestores(ctx context.Context, o bench.Options, s *server) ([]row, error) {
 	if err := s.awaitSnapshots(ctx, restoreTimeout); err != nil {
 		return nil, err
 	}
@@ -95,9 +96,9 @@ func slimRestores(ctx context.Context, o options, s *server) ([]row, error) {
 	for i, name := range slimPair {
 		rows[i] = row{Lang: name, Probe: "print(1)", Mode: modeRestore}
 	}
-	for range o.slimN {
+	for range o.SlimN {
 		for i := range slimPair {
-			if err := sleep(ctx, o.settle); err != nil {
+			if err := bench.Sleep(ctx, o.Settle); err != nil {
 				return rows, err
 			}
 			if err := s.slimSample(ctx, &rows[i], "restore"); err != nil {
@@ -151,7 +152,7 @@ func (s *server) awaitSnapshots(ctx context.Context, timeout time.Duration) erro
 		if time.Now().After(deadline) {
 			return fmt.Errorf("snapshots of %v not ready after %s: %+v", slimPair, timeout, states)
 		}
-		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+		if err := bench.Sleep(ctx, 200*time.Millisecond); err != nil {
 			return err
 		}
 	}
@@ -177,7 +178,7 @@ func (s *server) idleMemoryByTemplate(ctx context.Context, cg memCgroups, settle
 			if err != nil {
 				return nil, err
 			}
-			if err := sleep(ctx, settle); err != nil {
+			if err := bench.Sleep(ctx, settle); err != nil {
 				return nil, err
 			}
 			after, err := byTemplate()
@@ -185,7 +186,7 @@ func (s *server) idleMemoryByTemplate(ctx context.Context, cg memCgroups, settle
 				return s.readMemRows(cg, after)
 			}
 		}
-		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+		if err := bench.Sleep(ctx, 100*time.Millisecond); err != nil {
 			return nil, fmt.Errorf("waiting for idle pools: %w", err)
 		}
 	}

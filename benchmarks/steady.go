@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"os"
 	"slices"
 	"strings"
@@ -76,19 +77,19 @@ func sameRawLimits(ts []steadyTemplate, a, b string) bool {
 }
 
 // steadyPhase runs the phase and appends its points to rep.Steady.
-func steadyPhase(ctx context.Context, o options, rs *rawRuntimes, rep *report) (err error) {
+func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *report) (err error) {
 	logf, err := os.CreateTemp("", "paddock-bench-steady-server-*.log")
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
-	progress("steady: the server's log is %s", logf.Name())
+	bench.Progress("steady: the server's log is %s", logf.Name())
 	s, err := startServer(ctx, o, serverConfig{name: "steady (as make run ships it)", shipped: true, stderr: logf})
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
-	ts, err := s.steadyTemplates(ctx, o.steadyTemplates)
+	ts, err := s.steadyTemplates(ctx, o.SteadyTemplates)
 	if err != nil {
 		return err
 	}
@@ -96,26 +97,26 @@ func steadyPhase(ctx context.Context, o options, rs *rawRuntimes, rep *report) (
 	empties := map[string]steadyPoint{} // by language
 	for _, t := range ts {
 		l, _ := langByName(t.language)
-		if o.steadyRaw && o.steadyEmpty && len(o.steadyClients) > 0 {
+		if o.SteadyRaw && o.SteadyEmpty && len(o.SteadyClients) > 0 {
 			// Empty sandboxes, once per language at the highest client
 			// count: the ceiling of one sandbox per run.
 			empty := func(int64) ([]string, string) { return emptyProgram, "" }
-			if err := s.sharedRawPoint(ctx, o, rs, ts, t, l, empties, t.language, targetEmpty, slices.Max(o.steadyClients), empty, rep); err != nil {
+			if err := s.sharedRawPoint(ctx, o, rs, ts, t, l, empties, t.language, targetEmpty, slices.Max(o.SteadyClients), empty, rep); err != nil {
 				return err
 			}
 		}
-		for _, c := range o.steadyClients {
+		for _, c := range o.SteadyClients {
 			if err := s.awaitSteady(ctx, t, l); err != nil {
 				return err
 			}
-			progress("steady: %s, %d clients, paddock for %s (load %s)", t.name, c, o.steadyDuration, loadavg())
-			p, err := s.steadyPoint(ctx, t, c, o.steadyDuration)
+			bench.Progress("steady: %s, %d clients, paddock for %s (load %s)", t.name, c, o.SteadyDuration, loadavg())
+			p, err := s.steadyPoint(ctx, t, c, o.SteadyDuration)
 			if err != nil {
 				return err
 			}
 			rep.Steady = append(rep.Steady, p)
-			progress("steady: %s", p.summary())
-			if !o.steadyRaw {
+			bench.Progress("steady: %s", p.summary())
+			if !o.SteadyRaw {
 				continue
 			}
 			stream := func(i int64) ([]string, string) {
@@ -134,12 +135,12 @@ func steadyPhase(ctx context.Context, o options, rs *rawRuntimes, rep *report) (
 // at clients: a copy of the one stored under key in measured when it was
 // of a template with the same language and limits (the same runs raw),
 // else a new one, measured once t's pool is refilled and then stored.
-func (s *server) sharedRawPoint(ctx context.Context, o options, rs *rawRuntimes, ts []steadyTemplate, t steadyTemplate, l lang,
+func (s *server) sharedRawPoint(ctx context.Context, o bench.Options, rs *rawRuntimes, ts []steadyTemplate, t steadyTemplate, l lang,
 	measured map[string]steadyPoint, key, target string, clients int, argv func(int64) ([]string, string), rep *report) error {
 	if p, ok := measured[key]; ok && sameRawLimits(ts, p.Template, t.name) {
 		p.RawOf, p.Template = p.Template, t.name
 		rep.Steady = append(rep.Steady, p)
-		progress("steady: %s, %d clients, %s: the point of %s (the same interpreter under the same limits)", t.name, clients, shortTarget(target), p.RawOf)
+		bench.Progress("steady: %s, %d clients, %s: the point of %s (the same interpreter under the same limits)", t.name, clients, shortTarget(target), p.RawOf)
 		return nil
 	}
 	rt, err := rs.get(t.name)
@@ -150,14 +151,14 @@ func (s *server) sharedRawPoint(ctx context.Context, o options, rs *rawRuntimes,
 	if err := s.awaitSteady(ctx, t, l); err != nil {
 		return err
 	}
-	progress("steady: %s, %d clients, %s for %s (load %s)", t.name, clients, target, o.steadyDuration, loadavg())
-	p, err := rawSteadyPoint(ctx, rt, t, target, clients, o.steadyDuration, argv)
+	bench.Progress("steady: %s, %d clients, %s for %s (load %s)", t.name, clients, target, o.SteadyDuration, loadavg())
+	p, err := rawSteadyPoint(ctx, rt, t, target, clients, o.SteadyDuration, argv)
 	if err != nil {
 		return err
 	}
 	rep.Steady = append(rep.Steady, p)
 	measured[key] = p
-	progress("steady: %s", p.summary())
+	bench.Progress("steady: %s", p.summary())
 	return nil
 }
 
@@ -316,7 +317,7 @@ func (s *server) awaitRestoredListing(ctx context.Context, name string, timeout 
 		case p.Pool.Snapshot == "ready" && p.Pool.Restores > 0:
 			return s.awaitFull(ctx, name)
 		}
-		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+		if err := bench.Sleep(ctx, 200*time.Millisecond); err != nil {
 			return fmt.Errorf("waiting for %s's snapshot (state %q): %w", name, p.Pool.Snapshot, err)
 		}
 	}

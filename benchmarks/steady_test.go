@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"image/png"
 	"slices"
 	"strings"
@@ -293,7 +294,7 @@ func TestSteadyCode(t *testing.T) {
 // only the bench's addresses and directories, and none of the bench's
 // PADDOCK_* variables.
 func TestShippedServerArgs(t *testing.T) {
-	o := options{runsc: "/r/runsc", agent: "/b/agent", cache: "/c", snapshots: "/s"}
+	o := bench.Options{Runsc: "/r/runsc", Agent: "/b/agent", Cache: "/c", Snapshots: "/s"}
 	got := serverConfig{name: "steady", shipped: true, pool: 3, templates: []string{"python"}}.args(o, "127.0.0.1:9", "/state")
 	want := []string{"serve", "--listen=127.0.0.1:9", "--cache-dir=/c", "--state-dir=/state", "--runsc=/r/runsc", "--agent=/b/agent", "--snapshot-dir=/s"}
 	if !slices.Equal(got, want) {

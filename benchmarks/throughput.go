@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"sync"
 	"time"
 )
@@ -142,7 +143,7 @@ func measureLoop(ctx context.Context, conc int, dur time.Duration, keepGoing boo
 				}
 				mu.Unlock()
 				if pause > 0 {
-					_ = sleep(ctx, pause)
+					_ = bench.Sleep(ctx, pause)
 				}
 			}
 		})

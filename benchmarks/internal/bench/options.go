@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"time"
+)
+
+// Options are the run's flags, parsed by main.
+type Options struct {
+	Paddock, Runsc, Agent, Cache string
+	// Gofer runs every gVisor sandbox the bench makes through Paddock
+	// (servers and the CPU phases' runtime) with a gofer process instead
+	// of on EROFS images, for a before/after.
+	Gofer bool
+	// Snapshots is the servers' snapshot directory, private to the run,
+	// so that its images are built by the binaries it measures; the first
+	// server's image serves the rest.
+	Snapshots string
+
+	Pool                    int // pool floor and ceiling of the pooled servers
+	WarmN, RestoreN, ColdN  int
+	RawN, NativeN, SessionN int
+	E2BN                    int
+	MCPN                    int
+	BusyN                   int
+	BusyInterval            time.Duration
+	Settle, MemSettle       time.Duration
+	ThroughputDuration      time.Duration
+	ThroughputConcurrency   int
+	ThroughputLangs         []string
+	MemCold                 bool
+	Runc                    bool
+	JSONOut, CSVOut, PNGOut string
+	JupyterN                int    // Jupyter cell round trips per stack (0: none)
+	Clients                 string // doors/clients, with its npm packages installed
+	JupyterOnly             bool   // run only the Jupyter phase
+	SlimOnly                bool   // run only the python-slim / python comparison
+	SlimN                   int    // print(1) samples per template and mode of the python-slim / python comparison (0: none)
+	NativeRSSN              int    // native interpreters whose idle RSS is read, per template (0: none)
+	MemoryOnly              bool   // run only the memory phases
+
+	// The steady-state phase (steady.go).
+	Steady, SteadyOnly, SteadyRaw   bool
+	SteadyEmpty                     bool
+	SteadyDuration                  time.Duration
+	SteadyClients                   []int
+	SteadyTemplates                 []string
+	SteadyTxt, SteadyCSV, SteadyPNG string
+
+	// The CPU-per-phase measurement (cpuphases.go).
+	CPUPhasesN int  // one-shots per template and variant in the CPU phases (0: none)
+	CPUOnly    bool // run only the CPU phases
+	CPULangs   []string
+	CPURaw     bool
+	CPUIdle    time.Duration
+
+	// The session start phase (sessionstart.go).
+	SessionStartN    int  // create → first result samples per language (0: none)
+	SessionStartOnly bool // run only the session start phase
+
+	// The session tail phase (sessiontail.go).
+	TailN       int    // cells per condition (0: skip the phase)
+	TailClients int    // one-shot clients streaming during the loaded cells
+	TailRounds  int    // rounds, each binary once per round
+	TailBefore  string // a second paddock binary measured in alternation
+	TailOnly    bool   // run only this phase
+
+	Flags map[string]any // every flag's value, for the JSON
+}
