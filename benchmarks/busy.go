@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"os"
 	"path/filepath"
 	"time"
@@ -15,8 +16,8 @@ import (
 // its floor. Nothing waits for the pool to refill, so refills compete
 // with the runs for the CPUs and a run that finds the pool empty starts
 // its sandbox on the request path; every run counts, whatever its start.
-func (s *server) busyRow(ctx context.Context, l lang, p probe, n int, interval time.Duration) (row, error) {
-	r := row{Lang: l.name, Probe: p.name, Mode: modeBusy}
+func (s *server) busyRow(ctx context.Context, l lang, p probe, n int, interval time.Duration) (stats.Row, error) {
+	r := stats.Row{Lang: l.name, Probe: p.name, Mode: stats.ModeBusy}
 	if err := s.awaitFull(ctx, l.name); err != nil {
 		return r, err
 	}
@@ -31,10 +32,10 @@ func (s *server) busyRow(ctx context.Context, l lang, p probe, n int, interval t
 			return r, err
 		}
 		if resp.Reason != "ok" || !p.ok(resp.Stdout) {
-			return r, fmt.Errorf("%s %s (%s): reason %q, stdout %q, stderr %q", l.name, p.name, modeBusy, resp.Reason, resp.Stdout, resp.Stderr)
+			return r, fmt.Errorf("%s %s (%s): reason %q, stdout %q, stderr %q", l.name, p.name, stats.ModeBusy, resp.Reason, resp.Stdout, resp.Stderr)
 		}
 		t := resp.Timing
-		r.Samples = append(r.Samples, sample{D: d, Start: resp.startKind(), Counted: true, Timing: &t})
+		r.Samples = append(r.Samples, stats.Sample{D: d, Start: resp.startKind(), Counted: true, Timing: &t})
 	}
 	return r, nil
 }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
@@ -27,30 +28,34 @@ const (
 )
 
 var modeColors = map[string]color.RGBA{
-	modeNative:      {0x80, 0x80, 0x80, 0xff},
-	modeHost:        {0xc0, 0xc0, 0xc0, 0xff},
-	modeRaw:         {0x8c, 0x56, 0x4b, 0xff},
-	modeRawRestore:  {0xc4, 0x9c, 0x94, 0xff},
-	modeCold:        {0xd6, 0x27, 0x28, 0xff},
-	modeRestore:     {0xff, 0x7f, 0x0e, 0xff},
-	modePool:        {0x2c, 0xa0, 0x2c, 0xff},
-	modeBusy:        {0x98, 0xdf, 0x8a, 0xff},
-	modeSession:     {0x1f, 0x77, 0xb4, 0xff},
-	modeRuncCold:    {0x94, 0x67, 0xbd, 0xff},
-	modeRuncPool:    {0xc5, 0xb0, 0xd5, 0xff},
-	modeRuncSession: {0x17, 0xbe, 0xcf, 0xff},
+	stats.ModeNative:      {0x80, 0x80, 0x80, 0xff},
+	stats.ModeHost:        {0xc0, 0xc0, 0xc0, 0xff},
+	stats.ModeRaw:         {0x8c, 0x56, 0x4b, 0xff},
+	stats.ModeRawRestore:  {0xc4, 0x9c, 0x94, 0xff},
+	stats.ModeCold:        {0xd6, 0x27, 0x28, 0xff},
+	stats.ModeRestore:     {0xff, 0x7f, 0x0e, 0xff},
+	stats.ModePool:        {0x2c, 0xa0, 0x2c, 0xff},
+	stats.ModeBusy:        {0x98, 0xdf, 0x8a, 0xff},
+	stats.ModeSession:     {0x1f, 0x77, 0xb4, 0xff},
+	stats.ModeRuncCold:    {0x94, 0x67, 0xbd, 0xff},
+	stats.ModeRuncPool:    {0xc5, 0xb0, 0xd5, 0xff},
+	stats.ModeRuncSession: {0x17, 0xbe, 0xcf, 0xff},
+
+	stats.ModeJupyterPaddock: {0x17, 0xbe, 0xcf, 0xff},
+	stats.ModeJupyterNative:  {0x9e, 0xda, 0xe5, 0xff},
+	stats.ModeJupyterNoDelay: {0x5f, 0xa8, 0xb5, 0xff},
 }
 
 // writeChart draws the rows' p50s as horizontal bars on a log scale and
 // encodes the image as PNG.
-func writeChart(w io.Writer, title string, rows []row) error {
+func writeChart(w io.Writer, title string, rows []stats.Row) error {
 	return png.Encode(w, renderChart(title, rows))
 }
 
-func renderChart(title string, rows []row) *image.RGBA {
-	var bars []row
+func renderChart(title string, rows []stats.Row) *image.RGBA {
+	var bars []stats.Row
 	for _, r := range rows {
-		if r.p50() > 0 {
+		if r.P50() > 0 {
 			bars = append(bars, r)
 		}
 	}
@@ -66,7 +71,7 @@ func renderChart(title string, rows []row) *image.RGBA {
 	lo, hi := decades(bars)
 	plotLeft, plotRight := labelWidth, chartWidth-valueWidth
 	x := func(d time.Duration) int {
-		f := (math.Log10(msOf(d)) - math.Log10(lo)) / (math.Log10(hi) - math.Log10(lo))
+		f := (math.Log10(stats.MS(d)) - math.Log10(lo)) / (math.Log10(hi) - math.Log10(lo))
 		return plotLeft + int(math.Round(f*float64(plotRight-plotLeft)))
 	}
 	plotBottom := titleHeight + len(bars)*rowHeight
@@ -83,24 +88,24 @@ func renderChart(title string, rows []row) *image.RGBA {
 		if !ok {
 			c = color.RGBA{0x55, 0x55, 0x55, 0xff}
 		}
-		end := max(x(r.p50()), plotLeft+1)
+		end := max(x(r.P50()), plotLeft+1)
 		fill(img, image.Rect(plotLeft, top, end, top+barHeight), c)
 		label := fmt.Sprintf("%s %s | %s", r.Lang, r.Probe, r.Mode)
 		if len(label)*7 > labelWidth-10 {
 			label = label[:(labelWidth-10)/7-2] + ".."
 		}
 		text(img, labelWidth-8-len(label)*7, top+11, color.Black, label)
-		text(img, end+5, top+11, color.Black, axisLabelValue(msOf(r.p50())))
+		text(img, end+5, top+11, color.Black, axisLabelValue(stats.MS(r.P50())))
 	}
 	fill(img, image.Rect(plotLeft, titleHeight-4, plotLeft+1, plotBottom+4), color.Black)
 	return img
 }
 
 // decades returns the powers of ten, in milliseconds, around the bars' p50s.
-func decades(bars []row) (lo, hi float64) {
+func decades(bars []stats.Row) (lo, hi float64) {
 	minV, maxV := math.Inf(1), 0.0
 	for _, r := range bars {
-		v := msOf(r.p50())
+		v := stats.MS(r.P50())
 		minV, maxV = min(minV, v), max(maxV, v)
 	}
 	lo = math.Pow(10, math.Floor(math.Log10(minV)))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"image/color"
 	"image/png"
 	"testing"
@@ -11,7 +12,7 @@ import (
 func TestWriteChartIsAValidPNG(t *testing.T) {
 	tests := []struct {
 		name       string
-		rows       []row
+		rows       []stats.Row
 		wantHeight int
 	}{
 		{"no rows", nil, titleHeight + rowHeight + axisHeight},
@@ -35,9 +36,9 @@ func TestWriteChartIsAValidPNG(t *testing.T) {
 }
 
 func TestChartBarsGrowWithLatency(t *testing.T) {
-	rows := []row{
-		{Lang: "python", Probe: "p", Mode: modePool, Samples: []sample{{D: 2 * time.Millisecond, Counted: true}}},
-		{Lang: "python", Probe: "p", Mode: modeCold, Samples: []sample{{D: 2000 * time.Millisecond, Counted: true}}},
+	rows := []stats.Row{
+		{Lang: "python", Probe: "p", Mode: stats.ModePool, Samples: []stats.Sample{{D: 2 * time.Millisecond, Counted: true}}},
+		{Lang: "python", Probe: "p", Mode: stats.ModeCold, Samples: []stats.Sample{{D: 2000 * time.Millisecond, Counted: true}}},
 	}
 	img := renderChart("t", rows)
 	barLen := func(i int, c color.RGBA) int {
@@ -50,7 +51,7 @@ func TestChartBarsGrowWithLatency(t *testing.T) {
 		}
 		return n
 	}
-	pool, cold := barLen(0, modeColors[modePool]), barLen(1, modeColors[modeCold])
+	pool, cold := barLen(0, modeColors[stats.ModePool]), barLen(1, modeColors[stats.ModeCold])
 	if pool == 0 || cold == 0 {
 		t.Fatalf("bars missing: pool %d px, cold %d px", pool, cold)
 	}
@@ -72,9 +73,9 @@ func TestDecades(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var rows []row
+			var rows []stats.Row
 			for _, d := range tt.p50s {
-				rows = append(rows, row{Samples: []sample{{D: d, Counted: true}}})
+				rows = append(rows, stats.Row{Samples: []stats.Sample{{D: d, Counted: true}}})
 			}
 			lo, hi := decades(rows)
 			if !near(lo, tt.lo) || !near(hi, tt.hi) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,12 +84,12 @@ func builtRootfs(t *testing.T, name string) string {
 func TestNativeRowsRunTheTemplatesOwnPython(t *testing.T) {
 	fs := builtRootfs(t, "python")
 	py, _ := langByName("python")
-	var rows []row
+	var rows []stats.Row
 	var readOnly string
 	err := inReadOnlyRoot(fs, func(root string) error {
 		start := func(argv []string) *exec.Cmd { return rootfsCommand(root, argv) }
 		var err error
-		rows, err = nativeRows(t.Context(), py, modeNative, "rootfs", 2, false, start)
+		rows, err = nativeRows(t.Context(), py, stats.ModeNative, "rootfs", 2, false, start)
 		if err != nil {
 			return err
 		}
@@ -104,8 +105,8 @@ func TestNativeRowsRunTheTemplatesOwnPython(t *testing.T) {
 	}
 	for _, r := range rows {
 		// Python 3.11 is the template's (Debian bookworm), whatever the host has.
-		if len(r.counted()) != 2 || !strings.HasPrefix(r.Note, "rootfs python 3.11.") {
-			t.Errorf("row %s: %d samples, note %q", r.Probe, len(r.counted()), r.Note)
+		if len(r.Counted()) != 2 || !strings.HasPrefix(r.Note, "rootfs python 3.11.") {
+			t.Errorf("row %s: %d samples, note %q", r.Probe, len(r.Counted()), r.Note)
 		}
 	}
 	if readOnly != "True\n" {
@@ -129,14 +130,14 @@ func TestHostCommandHasTheSandboxEnvironment(t *testing.T) {
 func TestNativeRowsNoteWhatTheHostLacks(t *testing.T) {
 	l := lang{name: "python", native: []string{"/nonexistent/python3", "-c"}, version: []string{"-V"},
 		probes: []probe{{name: "print(1)", code: "print(1)", ok: prints("1\n")}}}
-	rows, err := nativeRows(t.Context(), l, modeHost, "host", 3, true, hostCommand)
+	rows, err := nativeRows(t.Context(), l, stats.ModeHost, "host", 3, true, hostCommand)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 1 || len(rows[0].Samples) != 0 || rows[0].Note != "skipped: no /nonexistent/python3 on the host" {
 		t.Errorf("rows = %+v", rows)
 	}
-	if _, err := nativeRows(t.Context(), l, modeNative, "rootfs", 3, false, hostCommand); err == nil {
+	if _, err := nativeRows(t.Context(), l, stats.ModeNative, "rootfs", 3, false, hostCommand); err == nil {
 		t.Error("a missing baseline interpreter is not an error")
 	}
 }
@@ -147,11 +148,11 @@ func TestNativeRowsSkipAProbeTheHostFails(t *testing.T) {
 			{name: "ok", code: "echo 1", ok: prints("1\n")},
 			{name: "missing module", code: "echo 'No module named pandas' >&2; exit 1", ok: prints("1\n")},
 		}}
-	rows, err := nativeRows(t.Context(), sh, modeHost, "host", 3, true, hostCommand)
+	rows, err := nativeRows(t.Context(), sh, stats.ModeHost, "host", 3, true, hostCommand)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 2 || len(rows[0].counted()) != 3 || rows[0].Note != "host sh 1.0" {
+	if len(rows) != 2 || len(rows[0].Counted()) != 3 || rows[0].Note != "host sh 1.0" {
 		t.Fatalf("rows = %+v", rows)
 	}
 	if len(rows[1].Samples) != 0 || rows[1].Note != "host sh 1.0: skipped: native sh missing module: exit status 1: No module named pandas" {

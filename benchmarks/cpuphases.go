@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"github.com/paddock-dev/paddock/rootfs"
 	"github.com/paddock-dev/paddock/runner"
 	"github.com/paddock-dev/paddock/runner/ocispec"
@@ -454,31 +455,20 @@ func (t cpuTable) print(w io.Writer) {
 			}
 			all, r, sb, self = append(all, sp.total()), append(r, sp.runsc), append(sb, sp.sandbox), append(self, sp.self)
 		}
-		if len(wall) == 0 || (st == stepReady || st == stepRun) && t.variant != "Paddock" || st == stepIdle && percentile(wall, 0.5) == 0 {
+		if len(wall) == 0 || (st == stepReady || st == stepRun) && t.variant != "Paddock" || st == stepIdle && stats.Percentile(wall, 0.5) == 0 {
 			continue
 		}
 		if st != stepIdle {
-			sumOfMeans += mean(all)
+			sumOfMeans += stats.Mean(all)
 		}
 		note := ""
 		if len(all) < len(wall) {
 			note = fmt.Sprintf("  (read in %d of %d samples; in the others, other sandboxes came or went)", len(all), len(wall))
 		}
-		fmt.Fprintf(w, "%-20s %9s %9s %9s %9s %9s %9s%s\n", stepNames[st], fmtMS(percentile(all, 0.5)), fmtMS(mean(all)),
-			fmtMS(mean(r)), fmtMS(mean(sb)), fmtMS(mean(self)), fmtMS(percentile(wall, 0.5)), note)
+		fmt.Fprintf(w, "%-20s %9s %9s %9s %9s %9s %9s%s\n", stepNames[st], stats.FormatMS(stats.Percentile(all, 0.5)), stats.FormatMS(stats.Mean(all)),
+			stats.FormatMS(stats.Mean(r)), stats.FormatMS(stats.Mean(sb)), stats.FormatMS(stats.Mean(self)), stats.FormatMS(stats.Percentile(wall, 0.5)), note)
 	}
 	// The mean is the sum of the steps' means; the p50 is of the samples
 	// whose every step was read.
-	fmt.Fprintf(w, "%-20s %9s %9s %9s %9s %9s %9s  (p50 of %d whole samples)\n", "per one-shot", fmtMS(percentile(totals, 0.5)), fmtMS(sumOfMeans), "", "", "", fmtMS(percentile(walls, 0.5)), len(totals))
-}
-
-func mean(s []time.Duration) time.Duration {
-	if len(s) == 0 {
-		return 0
-	}
-	var sum time.Duration
-	for _, d := range s {
-		sum += d
-	}
-	return sum / time.Duration(len(s))
+	fmt.Fprintf(w, "%-20s %9s %9s %9s %9s %9s %9s  (p50 of %d whole samples)\n", "per one-shot", stats.FormatMS(stats.Percentile(totals, 0.5)), stats.FormatMS(sumOfMeans), "", "", "", stats.FormatMS(stats.Percentile(walls, 0.5)), len(totals))
 }

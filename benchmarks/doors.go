@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"text/tabwriter"
 	"time"
@@ -22,7 +23,7 @@ type doorRow struct {
 const doorAim = 1.05
 
 func (d doorRow) ratio() (float64, bool) {
-	return ratio(percentile(d.Via, 0.5), percentile(d.V1, 0.5))
+	return stats.Ratio(stats.Percentile(d.Via, 0.5), stats.Percentile(d.V1, 0.5))
 }
 
 func printDoors(w io.Writer, rows []doorRow) {
@@ -36,8 +37,8 @@ func printDoors(w io.Writer, rows []doorRow) {
 				r += fmt.Sprintf(" (aim ≤ %.2f×)", doorAim)
 			}
 		}
-		diff := fmt.Sprintf("%+.2f", msOf(percentile(d.Via, 0.5)-percentile(d.V1, 0.5)))
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", d.Door, d.Op, d.Lang, min(len(d.V1), len(d.Via)), fmtP50(d.V1), fmtP50(d.Via), diff, r)
+		diff := fmt.Sprintf("%+.2f", stats.MS(stats.Percentile(d.Via, 0.5)-stats.Percentile(d.V1, 0.5)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", d.Door, d.Op, d.Lang, min(len(d.V1), len(d.Via)), stats.FormatP50(d.V1), stats.FormatP50(d.Via), diff, r)
 	}
 	_ = tw.Flush()
 }
@@ -56,10 +57,10 @@ func jsonDoors(rows []doorRow) []jsonDoor {
 	for _, d := range rows {
 		j := jsonDoor{Door: d.Door, Op: d.Op, Lang: d.Lang, V1MS: []float64{}, DoorMS: []float64{}}
 		for _, v := range d.V1 {
-			j.V1MS = append(j.V1MS, msOf(v))
+			j.V1MS = append(j.V1MS, stats.MS(v))
 		}
 		for _, v := range d.Via {
-			j.DoorMS = append(j.DoorMS, msOf(v))
+			j.DoorMS = append(j.DoorMS, stats.MS(v))
 		}
 		j.Ratio, _ = d.ratio()
 		out = append(out, j)

@@ -8,20 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"net/http"
 	"slices"
 	"time"
 )
 
-// The E2B door's overhead: an E2B sandbox created and its first cell's
-// result read, against the same work on /v1 (a session created, one
-// execute), on one server, alternating, each from a full pool.
-const (
-	modeE2B       = "e2b door"
-	modeREST      = "/v1 rest"
-	probeE2BFirst = "create → first result"
-	e2bCode       = "print(1)"
-)
+// e2bCode is the cell both sides run.
+const e2bCode = "print(1)"
 
 // e2bPhase measures n samples of each, the two kinds alternating in
 // ABBA order (so that a drift in the machine's load falls on both alike)
@@ -37,8 +31,8 @@ func e2bPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
 	if err := s.awaitRestoredPool(ctx, py, restoreTimeout); err != nil {
 		return err
 	}
-	e2b := row{Lang: "python", Probe: probeE2BFirst, Mode: modeE2B}
-	rest := row{Lang: "python", Probe: probeE2BFirst, Mode: modeREST}
+	e2b := stats.Row{Lang: "python", Probe: stats.ProbeE2BFirst, Mode: stats.ModeE2B}
+	rest := stats.Row{Lang: "python", Probe: stats.ProbeE2BFirst, Mode: stats.ModeREST}
 	defer func() { rep.Rows = append(rep.Rows, e2b, rest) }()
 	for i := range 2 * (o.E2BN + 1) {
 		if err := s.awaitFull(ctx, "python"); err != nil {
@@ -52,7 +46,7 @@ func e2bPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
 		if err != nil {
 			return err
 		}
-		into.Samples = append(into.Samples, sample{D: d, Counted: i >= 2})
+		into.Samples = append(into.Samples, stats.Sample{D: d, Counted: i >= 2})
 	}
 	return nil
 }
@@ -172,15 +166,15 @@ func (s *server) e2bDelete(ctx context.Context, id string) {
 // e2bHeadlines is the door's overhead ratio, when both rows have samples,
 // and beside it the median of the ratios of each E2B sample to the /v1
 // sample next to it in time, which a busy machine's swings disturb less.
-func e2bHeadlines(rows []row) []headline {
-	e, _ := findRow(rows, "python", probeE2BFirst, modeE2B)
-	r, _ := findRow(rows, "python", probeE2BFirst, modeREST)
-	v, ok := ratio(e.p50(), r.p50())
+func e2bHeadlines(rows []stats.Row) []headline {
+	e, _ := stats.FindRow(rows, "python", stats.ProbeE2BFirst, stats.ModeE2B)
+	r, _ := stats.FindRow(rows, "python", stats.ProbeE2BFirst, stats.ModeREST)
+	v, ok := stats.Ratio(e.P50(), r.P50())
 	if !ok {
 		return nil
 	}
 	out := []headline{newHeadline("python E2B create → first result p50 / /v1 create session + execute p50", v, "x", true, 1.05)}
-	if m, ok := pairedRatio(e.counted(), r.counted()); ok {
+	if m, ok := pairedRatio(e.Counted(), r.Counted()); ok {
 		out = append(out, untargeted("python E2B create → first result / /v1, median of paired ratios", m, "x"))
 	}
 	return out

@@ -1,21 +1,22 @@
 package main
 
 import (
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"testing"
 	"time"
 )
 
 func TestE2BHeadlines(t *testing.T) {
-	ms := func(v ...float64) []sample {
-		var out []sample
+	ms := func(v ...float64) []stats.Sample {
+		var out []stats.Sample
 		for _, x := range v {
-			out = append(out, sample{D: time.Duration(x * float64(time.Millisecond)), Counted: true})
+			out = append(out, stats.Sample{D: time.Duration(x * float64(time.Millisecond)), Counted: true})
 		}
 		return out
 	}
-	rows := []row{
-		{Lang: "python", Probe: probeE2BFirst, Mode: modeE2B, Samples: ms(110, 220, 99)},
-		{Lang: "python", Probe: probeE2BFirst, Mode: modeREST, Samples: ms(100, 200, 100)},
+	rows := []stats.Row{
+		{Lang: "python", Probe: stats.ProbeE2BFirst, Mode: stats.ModeE2B, Samples: ms(110, 220, 99)},
+		{Lang: "python", Probe: stats.ProbeE2BFirst, Mode: stats.ModeREST, Samples: ms(100, 200, 100)},
 	}
 	got := e2bHeadlines(rows)
 	if len(got) != 2 {

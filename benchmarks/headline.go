@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"time"
 )
 
@@ -51,26 +52,26 @@ func untargeted(what string, value float64, unit string) headline {
 // Paddock's limits with their delete counted, and throughput is compared
 // with the raw rate of the start its pool uses. Targets whose inputs are
 // missing are left out.
-func headlines(rows []row, tps []throughput, mems []memRow, natives []nativeRSS) []headline {
+func headlines(rows []stats.Row, tps []throughput, mems []memRow, natives []nativeRSS) []headline {
 	var out []headline
 	p50 := func(l, p, mode string) time.Duration {
-		r, _ := findRow(rows, l, p, mode)
-		return r.p50()
+		r, _ := stats.FindRow(rows, l, p, mode)
+		return r.P50()
 	}
 	for _, l := range langs {
 		for _, p := range l.probes {
 			if p.trivial || !l.snapshotted {
 				continue
 			}
-			if v, ok := ratio(p50(l.name, p.name, modeRestore), p50(l.name, p.name, modeCold)); ok {
+			if v, ok := stats.Ratio(p50(l.name, p.name, stats.ModeRestore), p50(l.name, p.name, stats.ModeCold)); ok {
 				out = append(out, newHeadline(fmt.Sprintf("%s `%s`: snapshot restore p50 / cold p50", l.name, p.name), v, "x", true, 0.15))
 			}
 		}
 	}
-	for _, mode := range []string{modePool, modeBusy} {
+	for _, mode := range []string{stats.ModePool, stats.ModeBusy} {
 		for _, l := range langs {
 			p := l.probes[0]
-			if v, ok := ratio(p50(l.name, p.name, mode), p50(l.name, p.name, modeNative)); ok {
+			if v, ok := stats.Ratio(p50(l.name, p.name, mode), p50(l.name, p.name, stats.ModeNative)); ok {
 				out = append(out, newHeadline(fmt.Sprintf("%s `%s`: %s p50 / native rootfs p50", l.name, p.name, mode), v, "x", true, 0.2))
 			}
 		}
@@ -104,21 +105,21 @@ func headlines(rows []row, tps []throughput, mems []memRow, natives []nativeRSS)
 		}
 	}
 	for _, l := range langs {
-		if d := p50(l.name, l.expr, modeSession); d > 0 {
-			out = append(out, newHeadline(fmt.Sprintf("%s session `%s` round trip p50", l.name, l.expr), msOf(d), "ms", true, 1))
+		if d := p50(l.name, l.expr, stats.ModeSession); d > 0 {
+			out = append(out, newHeadline(fmt.Sprintf("%s session `%s` round trip p50", l.name, l.expr), stats.MS(d), "ms", true, 1))
 		}
 	}
 	out = append(out, jupyterHeadlines(rows)...)
 	out = append(out, memHeadlines(mems, natives)...)
 	for _, l := range langs {
 		p := l.probes[0]
-		if v, ok := ratio(p50(l.name, p.name, modeCold), p50(l.name, p.name, modeRaw)); ok {
+		if v, ok := stats.Ratio(p50(l.name, p.name, stats.ModeCold), p50(l.name, p.name, stats.ModeRaw)); ok {
 			out = append(out, newHeadline(fmt.Sprintf("%s `%s`: cold one-shot p50 / raw runsc run+delete p50", l.name, p.name), v, "x", true, 1.2))
 		}
 	}
 	for _, l := range langs {
 		for _, p := range l.probes {
-			if v, ok := ratio(p50(l.name, p.name, modeRestore), p50(l.name, p.name, modeRawRestore)); ok {
+			if v, ok := stats.Ratio(p50(l.name, p.name, stats.ModeRestore), p50(l.name, p.name, stats.ModeRawRestore)); ok {
 				out = append(out, untargeted(fmt.Sprintf("%s `%s`: restore one-shot p50 / raw runsc restore+delete p50", l.name, p.name), v, "x"))
 			}
 		}

@@ -1,33 +1,34 @@
 package main
 
 import (
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"strings"
 	"testing"
 	"time"
 )
 
-func rowOf(lang, probe, mode string, ms ...float64) row {
-	r := row{Lang: lang, Probe: probe, Mode: mode}
+func rowOf(lang, probe, mode string, ms ...float64) stats.Row {
+	r := stats.Row{Lang: lang, Probe: probe, Mode: mode}
 	for _, v := range ms {
-		r.Samples = append(r.Samples, sample{D: time.Duration(v * float64(time.Millisecond)), Counted: true})
+		r.Samples = append(r.Samples, stats.Sample{D: time.Duration(v * float64(time.Millisecond)), Counted: true})
 	}
 	return r
 }
 
 func TestHeadlines(t *testing.T) {
-	rows := []row{
-		rowOf("python", "import pandas", modeCold, 2000),
-		rowOf("python", "import pandas", modeRestore, 200),
-		rowOf("python", "import pandas", modeRawRestore, 160),
-		rowOf("python", "print(1)", modeNative, 20),
-		rowOf("python", "print(1)", modeHost, 10), // never a baseline
-		rowOf("python", "print(1)", modePool, 3),
-		rowOf("python", "print(1)", modeBusy, 30),
-		rowOf("python", "print(1)", modeCold, 2400),
-		rowOf("python", "print(1)", modeRaw, 300),
-		rowOf("python", "x + 1", modeSession, 0.5),
-		rowOf("node", "console.log(1)", modeNative, 50),
-		rowOf("node", "console.log(1)", modeBusy, 5),
+	rows := []stats.Row{
+		rowOf("python", "import pandas", stats.ModeCold, 2000),
+		rowOf("python", "import pandas", stats.ModeRestore, 200),
+		rowOf("python", "import pandas", stats.ModeRawRestore, 160),
+		rowOf("python", "print(1)", stats.ModeNative, 20),
+		rowOf("python", "print(1)", stats.ModeHost, 10), // never a baseline
+		rowOf("python", "print(1)", stats.ModePool, 3),
+		rowOf("python", "print(1)", stats.ModeBusy, 30),
+		rowOf("python", "print(1)", stats.ModeCold, 2400),
+		rowOf("python", "print(1)", stats.ModeRaw, 300),
+		rowOf("python", "x + 1", stats.ModeSession, 0.5),
+		rowOf("node", "console.log(1)", stats.ModeNative, 50),
+		rowOf("node", "console.log(1)", stats.ModeBusy, 5),
 	}
 	tps := []throughput{
 		{Lang: "python", Target: targetPaddock, Runs: 45, Elapsed: 5 * time.Second},
@@ -105,12 +106,12 @@ func TestHeadlineString(t *testing.T) {
 }
 
 func TestSortRows(t *testing.T) {
-	rows := []row{
-		rowOf("node", "console.log(1)", modePool, 1),
-		rowOf("python", "x + 1", modeSession, 1),
-		rowOf("python", "import pandas", modeCold, 1),
-		rowOf("python", "print(1)", modePool, 1),
-		rowOf("python", "print(1)", modeNative, 1),
+	rows := []stats.Row{
+		rowOf("node", "console.log(1)", stats.ModePool, 1),
+		rowOf("python", "x + 1", stats.ModeSession, 1),
+		rowOf("python", "import pandas", stats.ModeCold, 1),
+		rowOf("python", "print(1)", stats.ModePool, 1),
+		rowOf("python", "print(1)", stats.ModeNative, 1),
 	}
 	sortRows(rows)
 	var got []string

@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
-	"image/color"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"net/http"
 	"os"
@@ -21,27 +21,9 @@ import (
 	"time"
 )
 
-// The Jupyter door's cell round trip (`x + 1` through @jupyterlab/services)
-// against Paddock and against a native, unsandboxed Jupyter Server with
-// Debian's ipykernel, driven by the same client in the same run. The
-// native stack runs twice: as Debian ships it, and with Nagle's algorithm
-// off on the server's sockets (stock tornado leaves it on for a kernel
-// WebSocket, and a small message then waits for the client's delayed ACK).
-const (
-	modeJupyterPaddock = "jupyter paddock"        // @jupyterlab/services → Paddock's Jupyter door → a gVisor session
-	modeJupyterNative  = "jupyter native"         // the same client → Debian's Jupyter Server + ipykernel, no sandbox
-	modeJupyterNoDelay = "jupyter native nodelay" // the same, TCP_NODELAY on the server's sockets (jupyter_nodelay.py)
-	jupyterProbe       = "x + 1"
-	// jupyterPython is the Debian Python python3-jupyter-server and
-	// python3-ipykernel install into (make test-deps).
-	jupyterPython = "/usr/bin/python3"
-)
-
-func init() {
-	modeColors[modeJupyterPaddock] = color.RGBA{0x17, 0xbe, 0xcf, 0xff}
-	modeColors[modeJupyterNative] = color.RGBA{0x9e, 0xda, 0xe5, 0xff}
-	modeColors[modeJupyterNoDelay] = color.RGBA{0x5f, 0xa8, 0xb5, 0xff}
-}
+// jupyterPython is the Debian Python python3-jupyter-server and
+// python3-ipykernel install into (make test-deps).
+const jupyterPython = "/usr/bin/python3"
 
 // jupyterNoDelayLauncher starts Debian's Jupyter Server with tornado
 // patched in its own process to keep TCP_NODELAY on; it prints
@@ -59,13 +41,13 @@ func jupyterPhase(ctx context.Context, o bench.Options, rep *report) error {
 	if err != nil {
 		return err
 	}
-	r := row{Lang: "python", Probe: jupyterProbe, Mode: modeJupyterPaddock}
+	r := stats.Row{Lang: "python", Probe: stats.JupyterProbe, Mode: stats.ModeJupyterPaddock}
 	r.Samples, err = jupyterSamples(ctx, o, s.base, "", o.JupyterN)
 	rep.Rows = append(rep.Rows, r)
 	if err = errors.Join(err, s.finish(ctx, rep)); err != nil {
 		return err
 	}
-	for _, mode := range []string{modeJupyterNative, modeJupyterNoDelay} {
+	for _, mode := range []string{stats.ModeJupyterNative, stats.ModeJupyterNoDelay} {
 		if err := nativeJupyterRow(ctx, o, rep, mode); err != nil {
 			return err
 		}
@@ -77,13 +59,13 @@ func jupyterPhase(ctx context.Context, o bench.Options, rep *report) error {
 // alone. With Nagle off, the row counts only once the launcher has shown
 // TCP_NODELAY set on the kernel WebSocket's socket.
 func nativeJupyterRow(ctx context.Context, o bench.Options, rep *report, mode string) error {
-	nodelay := mode == modeJupyterNoDelay
+	nodelay := mode == stats.ModeJupyterNoDelay
 	base, stderr, stop, err := nativeJupyter(ctx, "bench", nodelay)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	r := row{Lang: "python", Probe: jupyterProbe, Mode: mode}
+	r := stats.Row{Lang: "python", Probe: stats.JupyterProbe, Mode: mode}
 	r.Samples, err = jupyterSamples(ctx, o, base, "bench", o.JupyterN)
 	if err == nil && nodelay && !strings.Contains(stderr.String(), jupyterNoDelayCheck) {
 		err = fmt.Errorf("jupyter_nodelay.py did not report %q", jupyterNoDelayCheck)
@@ -115,7 +97,7 @@ func (l *lockedBuffer) String() string {
 }
 
 // jupyterSamples runs doors/clients/jupyter_bench.mjs against base.
-func jupyterSamples(ctx context.Context, o bench.Options, base, token string, n int) ([]sample, error) {
+func jupyterSamples(ctx context.Context, o bench.Options, base, token string, n int) ([]stats.Sample, error) {
 	cmd := exec.CommandContext(ctx, "node", "jupyter_bench.mjs", base, token, strconv.Itoa(n))
 	cmd.Dir = o.Clients
 	var stderr bytes.Buffer
@@ -134,9 +116,9 @@ func jupyterSamples(ctx context.Context, o bench.Options, base, token string, n 
 	if res.Result != "42" {
 		return nil, fmt.Errorf("x + 1 gave %q through %s, want 42", res.Result, base)
 	}
-	samples := make([]sample, 0, len(res.Samples))
+	samples := make([]stats.Sample, 0, len(res.Samples))
 	for _, ms := range res.Samples {
-		samples = append(samples, sample{D: time.Duration(ms * float64(time.Millisecond)), Counted: true})
+		samples = append(samples, stats.Sample{D: time.Duration(ms * float64(time.Millisecond)), Counted: true})
 	}
 	return samples, nil
 }
@@ -220,33 +202,33 @@ func nativeJupyter(ctx context.Context, token string, nodelay bool) (string, *lo
 // many times faster the sandboxed stack is (the issue's aim: at least 7).
 // The stock native row, when it is not that baseline, is shown beside it
 // without a target.
-func jupyterHeadlines(rows []row) []headline {
-	p, ok := findRow(rows, "python", jupyterProbe, modeJupyterPaddock)
+func jupyterHeadlines(rows []stats.Row) []headline {
+	p, ok := stats.FindRow(rows, "python", stats.JupyterProbe, stats.ModeJupyterPaddock)
 	if !ok {
 		return nil
 	}
 	what := func(mode string) string {
 		stack := "native Jupyter Server + ipykernel"
-		if mode == modeJupyterNoDelay {
+		if mode == stats.ModeJupyterNoDelay {
 			stack += " with TCP_NODELAY"
 		}
-		return fmt.Sprintf("python `%s` Jupyter cell round trip: %s p50 / Paddock p50", jupyterProbe, stack)
+		return fmt.Sprintf("python `%s` Jupyter cell round trip: %s p50 / Paddock p50", stats.JupyterProbe, stack)
 	}
-	var best row
-	for _, mode := range []string{modeJupyterNoDelay, modeJupyterNative} {
-		if n, ok := findRow(rows, "python", jupyterProbe, mode); ok && (best.Mode == "" || n.p50() < best.p50()) {
+	var best stats.Row
+	for _, mode := range []string{stats.ModeJupyterNoDelay, stats.ModeJupyterNative} {
+		if n, ok := stats.FindRow(rows, "python", stats.JupyterProbe, mode); ok && (best.Mode == "" || n.P50() < best.P50()) {
 			best = n
 		}
 	}
-	v, ok := ratio(best.p50(), p.p50())
+	v, ok := stats.Ratio(best.P50(), p.P50())
 	if !ok {
 		return nil
 	}
 	out := []headline{newHeadline(what(best.Mode), v, "x", false, 7)}
-	if best.Mode != modeJupyterNative {
-		n, _ := findRow(rows, "python", jupyterProbe, modeJupyterNative)
-		if v, ok := ratio(n.p50(), p.p50()); ok {
-			out = append(out, untargeted(what(modeJupyterNative), v, "x"))
+	if best.Mode != stats.ModeJupyterNative {
+		n, _ := stats.FindRow(rows, "python", stats.JupyterProbe, stats.ModeJupyterNative)
+		if v, ok := stats.Ratio(n.P50(), p.P50()); ok {
+			out = append(out, untargeted(what(stats.ModeJupyterNative), v, "x"))
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package main
 
 import "testing"
+import "github.com/paddock-dev/paddock/benchmarks/internal/stats"
 
 func TestJupyterHeadlines(t *testing.T) {
 	const (
@@ -14,53 +15,53 @@ func TestJupyterHeadlines(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		rows []row
+		rows []stats.Row
 		want []want
 	}{
 		{
 			name: "nagle off is faster: it is the target's baseline, stock shown without one",
-			rows: []row{
-				rowOf("python", "x + 1", modeJupyterPaddock, 4),
-				rowOf("python", "x + 1", modeJupyterNative, 48),
-				rowOf("python", "x + 1", modeJupyterNoDelay, 7),
+			rows: []stats.Row{
+				rowOf("python", "x + 1", stats.ModeJupyterPaddock, 4),
+				rowOf("python", "x + 1", stats.ModeJupyterNative, 48),
+				rowOf("python", "x + 1", stats.ModeJupyterNoDelay, 7),
 			},
 			want: []want{{noDelay, 1.75, 7}, {stock, 12, 0}},
 		},
 		{
 			name: "stock is faster: it is the baseline, alone",
-			rows: []row{
-				rowOf("python", "x + 1", modeJupyterPaddock, 2),
-				rowOf("python", "x + 1", modeJupyterNative, 20),
-				rowOf("python", "x + 1", modeJupyterNoDelay, 30),
+			rows: []stats.Row{
+				rowOf("python", "x + 1", stats.ModeJupyterPaddock, 2),
+				rowOf("python", "x + 1", stats.ModeJupyterNative, 20),
+				rowOf("python", "x + 1", stats.ModeJupyterNoDelay, 30),
 			},
 			want: []want{{stock, 10, 7}},
 		},
 		{
 			name: "only the stock row",
-			rows: []row{
-				rowOf("python", "x + 1", modeJupyterPaddock, 4),
-				rowOf("python", "x + 1", modeJupyterNative, 48),
+			rows: []stats.Row{
+				rowOf("python", "x + 1", stats.ModeJupyterPaddock, 4),
+				rowOf("python", "x + 1", stats.ModeJupyterNative, 48),
 			},
 			want: []want{{stock, 12, 7}},
 		},
 		{
 			name: "only the nodelay row",
-			rows: []row{
-				rowOf("python", "x + 1", modeJupyterPaddock, 1),
-				rowOf("python", "x + 1", modeJupyterNoDelay, 8),
+			rows: []stats.Row{
+				rowOf("python", "x + 1", stats.ModeJupyterPaddock, 1),
+				rowOf("python", "x + 1", stats.ModeJupyterNoDelay, 8),
 			},
 			want: []want{{noDelay, 8, 7}},
 		},
 		{
 			name: "no Paddock row",
-			rows: []row{
-				rowOf("python", "x + 1", modeJupyterNative, 48),
-				rowOf("python", "x + 1", modeJupyterNoDelay, 7),
+			rows: []stats.Row{
+				rowOf("python", "x + 1", stats.ModeJupyterNative, 48),
+				rowOf("python", "x + 1", stats.ModeJupyterNoDelay, 7),
 			},
 		},
 		{
 			name: "no native row",
-			rows: []row{rowOf("python", "x + 1", modeJupyterPaddock, 4)},
+			rows: []stats.Row{rowOf("python", "x + 1", stats.ModeJupyterPaddock, 4)},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io/fs"
 	"os/exec"
 	"strings"
@@ -24,15 +25,15 @@ import (
 // interpreter in the notes ("rootfs python-…", "host"). With optional,
 // an interpreter that is missing or fails a probe's first start gives a
 // row without samples whose note says why, not an error.
-func nativeRows(ctx context.Context, l lang, mode, where string, n int, optional bool, start func(argv []string) *exec.Cmd) ([]row, error) {
-	var rows []row
+func nativeRows(ctx context.Context, l lang, mode, where string, n int, optional bool, start func(argv []string) *exec.Cmd) ([]stats.Row, error) {
+	var rows []stats.Row
 	version, err := output(ctx, start(append(l.native[:1:1], l.version...)))
 	if err != nil {
 		if !optional || ctx.Err() != nil {
 			return nil, fmt.Errorf("%s %s: %w", where, l.native[0], err)
 		}
 		for _, p := range l.probes {
-			rows = append(rows, row{Lang: l.name, Probe: p.name, Mode: mode, Note: skipNote(where, l, err)})
+			rows = append(rows, stats.Row{Lang: l.name, Probe: p.name, Mode: mode, Note: skipNote(where, l, err)})
 		}
 		return rows, nil
 	}
@@ -60,8 +61,8 @@ func skipNote(where string, l lang, err error) string {
 }
 
 // nativeRow times n starts of the interpreter running p.
-func nativeRow(ctx context.Context, l lang, p probe, mode string, n int, start func(argv []string) *exec.Cmd) (row, error) {
-	r := row{Lang: l.name, Probe: p.name, Mode: mode}
+func nativeRow(ctx context.Context, l lang, p probe, mode string, n int, start func(argv []string) *exec.Cmd) (stats.Row, error) {
+	r := stats.Row{Lang: l.name, Probe: p.name, Mode: mode}
 	argv := append(append([]string(nil), l.native...), p.code)
 	for i := -1; i < n; i++ {
 		begin := time.Now()
@@ -74,7 +75,7 @@ func nativeRow(ctx context.Context, l lang, p probe, mode string, n int, start f
 			return r, fmt.Errorf("native %s %s: %w", l.name, p.name, err)
 		}
 		if i >= 0 {
-			r.Samples = append(r.Samples, sample{D: d, Counted: true})
+			r.Samples = append(r.Samples, stats.Sample{D: d, Counted: true})
 		}
 	}
 	return r, nil

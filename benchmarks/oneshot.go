@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"net/http"
 	"strconv"
@@ -20,7 +21,7 @@ type runResponse struct {
 	Reason string       `json:"reason"`
 	Warm   bool         `json:"warm"`
 	Start  string       `json:"start"`
-	Timing serverTiming `json:"timing"`
+	Timing stats.Timing `json:"timing"`
 	// Template is the template the run ran on (empty from servers that
 	// did not say).
 	Template string `json:"template"`
@@ -106,11 +107,11 @@ func retryAfter(v string) time.Duration {
 // started another way are kept but not counted; after 2n+2 attempts it
 // gives up and returns what it has. settle is a pause between runs that
 // lets the previous sandbox's teardown finish off the measured path.
-func (s *server) oneShotRow(ctx context.Context, l lang, p probe, mode string, n int, settle time.Duration) (row, error) {
-	want := map[string]string{modePool: "pool", modeRestore: "restore", modeCold: "cold", modeRuncPool: "pool", modeRuncCold: "cold"}[mode]
-	r := row{Lang: l.name, Probe: p.name, Mode: mode}
-	for attempt := 0; len(r.counted()) < n && attempt < 2*n+2; attempt++ {
-		if mode == modePool || mode == modeRuncPool {
+func (s *server) oneShotRow(ctx context.Context, l lang, p probe, mode string, n int, settle time.Duration) (stats.Row, error) {
+	want := map[string]string{stats.ModePool: "pool", stats.ModeRestore: "restore", stats.ModeCold: "cold", stats.ModeRuncPool: "pool", stats.ModeRuncCold: "cold"}[mode]
+	r := stats.Row{Lang: l.name, Probe: p.name, Mode: mode}
+	for attempt := 0; len(r.Counted()) < n && attempt < 2*n+2; attempt++ {
+		if mode == stats.ModePool || mode == stats.ModeRuncPool {
 			if err := s.awaitFull(ctx, l.name); err != nil {
 				return r, err
 			}
@@ -126,7 +127,7 @@ func (s *server) oneShotRow(ctx context.Context, l lang, p probe, mode string, n
 		}
 		kind := resp.startKind()
 		t := resp.Timing
-		r.Samples = append(r.Samples, sample{D: d, Start: kind, Counted: kind == want, Timing: &t})
+		r.Samples = append(r.Samples, stats.Sample{D: d, Start: kind, Counted: kind == want, Timing: &t})
 		if kind != want {
 			r.Mismatches++
 		}

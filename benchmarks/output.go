@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ type jsonSample struct {
 	MS       float64       `json:"ms"`
 	Start    string        `json:"start,omitempty"`
 	Counted  bool          `json:"counted"`
-	Timing   *serverTiming `json:"server_timing,omitempty"`
+	Timing   *stats.Timing `json:"server_timing,omitempty"`
 	DeleteMS float64       `json:"runsc_delete_ms,omitempty"`
 }
 
@@ -95,15 +96,15 @@ func writeJSON(w io.Writer, rep report, started time.Time, opts map[string]any) 
 		Headline: headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS), NativeRSS: rep.NativeRSS, ServerMetrics: rep.ServerMetrics, Doors: jsonDoors(rep.Doors),
 		Steady: jsonSteady(rep.Steady)}
 	for _, r := range rep.Rows {
-		c := r.counted()
-		jr := jsonRow{Lang: r.Lang, Probe: r.Probe, Mode: r.Mode, N: len(c), P50MS: msOf(r.p50()), MaxMS: msOf(percentile(c, 1)),
+		c := r.Counted()
+		jr := jsonRow{Lang: r.Lang, Probe: r.Probe, Mode: r.Mode, N: len(c), P50MS: stats.MS(r.P50()), MaxMS: stats.MS(stats.Percentile(c, 1)),
 			Mismatches: r.Mismatches, Note: rowNote(r), Samples: []jsonSample{}}
-		if label, d := upper(c); label == "p99" {
-			v := msOf(d)
+		if label, d := stats.Upper(c); label == "p99" {
+			v := stats.MS(d)
 			jr.P99MS = &v
 		}
 		for _, s := range r.Samples {
-			jr.Samples = append(jr.Samples, jsonSample{MS: msOf(s.D), Start: s.Start, Counted: s.Counted, Timing: s.Timing, DeleteMS: msOf(s.Delete)})
+			jr.Samples = append(jr.Samples, jsonSample{MS: stats.MS(s.D), Start: s.Start, Counted: s.Counted, Timing: s.Timing, DeleteMS: stats.MS(s.Delete)})
 		}
 		out.Latency = append(out.Latency, jr)
 	}
@@ -111,7 +112,7 @@ func writeJSON(w io.Writer, rep report, started time.Time, opts map[string]any) 
 		jt := jsonThroughput{Lang: t.Lang, Target: t.Target, Concurrency: t.Concurrency, Seconds: t.Elapsed.Seconds(),
 			Runs: t.Runs, RunsPerSec: t.rate(), Busy: t.Busy, Starts: t.Starts, Made: t.Made, LatencyMS: []float64{}}
 		for _, d := range t.Latencies {
-			jt.LatencyMS = append(jt.LatencyMS, msOf(d))
+			jt.LatencyMS = append(jt.LatencyMS, stats.MS(d))
 		}
 		out.Throughput = append(out.Throughput, jt)
 	}
@@ -135,19 +136,19 @@ func writeCSV(w io.Writer, rep report) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(csvHeader)
 	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	line := func(metric, lang, probe, mode string, i int, value float64, unit string, counted bool, start, id string, t *serverTiming, del time.Duration) {
+	line := func(metric, lang, probe, mode string, i int, value float64, unit string, counted bool, start, id string, t *stats.Timing, del time.Duration) {
 		rec := []string{metric, lang, probe, mode, strconv.Itoa(i), num(value), unit, strconv.FormatBool(counted), start, id, "", "", "", "", "", ""}
 		if t != nil {
 			rec[10], rec[11], rec[12], rec[13], rec[14] = num(t.QueueMS), num(t.AcquireMS), num(t.StartMS), num(t.ExecMS), num(t.TotalMS)
 		}
 		if del > 0 {
-			rec[15] = num(msOf(del))
+			rec[15] = num(stats.MS(del))
 		}
 		_ = cw.Write(rec)
 	}
 	for _, r := range rep.Rows {
 		for i, s := range r.Samples {
-			line("latency", r.Lang, r.Probe, r.Mode, i, msOf(s.D), "ms", s.Counted, s.Start, "", s.Timing, s.Delete)
+			line("latency", r.Lang, r.Probe, r.Mode, i, stats.MS(s.D), "ms", s.Counted, s.Start, "", s.Timing, s.Delete)
 		}
 	}
 	for _, t := range rep.Throughput {
@@ -156,7 +157,7 @@ func writeCSV(w io.Writer, rep report) error {
 			probe = l.probes[0].name
 		}
 		for i, d := range t.Latencies {
-			line("throughput_run", t.Lang, probe, t.Target, i, msOf(d), "ms", true, "", "", nil, 0)
+			line("throughput_run", t.Lang, probe, t.Target, i, stats.MS(d), "ms", true, "", "", nil, 0)
 		}
 		line("throughput_rate", t.Lang, probe, t.Target, 0, t.rate(), "runs/s", true, "", "", nil, 0)
 	}

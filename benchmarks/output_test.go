@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,14 +15,14 @@ import (
 
 func testReport() report {
 	return report{
-		Rows: []row{
-			{Lang: "python", Probe: "print(1)", Mode: modeNative, Samples: []sample{{D: 20 * time.Millisecond, Counted: true}}},
-			{Lang: "python", Probe: "print(1)", Mode: modePool, Mismatches: 1, Samples: []sample{
-				{D: 3500 * time.Microsecond, Start: "pool", Counted: true, Timing: &serverTiming{QueueMS: 0.01, AcquireMS: 0.02, ExecMS: 2.5, TotalMS: 3}},
-				{D: 150 * time.Millisecond, Start: "restore", Counted: false, Timing: &serverTiming{StartMS: 120, TotalMS: 149}},
+		Rows: []stats.Row{
+			{Lang: "python", Probe: "print(1)", Mode: stats.ModeNative, Samples: []stats.Sample{{D: 20 * time.Millisecond, Counted: true}}},
+			{Lang: "python", Probe: "print(1)", Mode: stats.ModePool, Mismatches: 1, Samples: []stats.Sample{
+				{D: 3500 * time.Microsecond, Start: "pool", Counted: true, Timing: &stats.Timing{QueueMS: 0.01, AcquireMS: 0.02, ExecMS: 2.5, TotalMS: 3}},
+				{D: 150 * time.Millisecond, Start: "restore", Counted: false, Timing: &stats.Timing{StartMS: 120, TotalMS: 149}},
 			}},
-			{Lang: "node", Probe: "console.log(1)", Mode: modeRestore, Note: "n/a: not snapshotted"},
-			{Lang: "node", Probe: "console.log(1)", Mode: modeRaw, Samples: []sample{
+			{Lang: "node", Probe: "console.log(1)", Mode: stats.ModeRestore, Note: "n/a: not snapshotted"},
+			{Lang: "node", Probe: "console.log(1)", Mode: stats.ModeRaw, Samples: []stats.Sample{
 				{D: 400 * time.Millisecond, Counted: true, Delete: 50 * time.Millisecond},
 				{D: 420 * time.Millisecond, Counted: true, Delete: 70 * time.Millisecond},
 			}},
@@ -134,13 +135,13 @@ func TestWriteFileCreatesDirectoryAndSkipsEmptyPath(t *testing.T) {
 }
 
 func TestPrintShowsP99OnlyFrom100Samples(t *testing.T) {
-	hundred := row{Lang: "python", Probe: "x + 1", Mode: modeSession}
+	hundred := stats.Row{Lang: "python", Probe: "x + 1", Mode: stats.ModeSession}
 	for i := 1; i <= 100; i++ {
-		hundred.Samples = append(hundred.Samples, sample{D: time.Duration(i) * time.Millisecond, Counted: true})
+		hundred.Samples = append(hundred.Samples, stats.Sample{D: time.Duration(i) * time.Millisecond, Counted: true})
 	}
-	few := rowOf("python", "print(1)", modeBusy, 4, 9, 2)
+	few := rowOf("python", "print(1)", stats.ModeBusy, 4, 9, 2)
 	few.Samples[2].Start, few.Samples[1].Start, few.Samples[0].Start = "pool", "restore", "pool"
-	rep := report{Rows: []row{few, hundred}, Throughput: []throughput{{Lang: "python", Target: targetRawRestore, Concurrency: 2,
+	rep := report{Rows: []stats.Row{few, hundred}, Throughput: []throughput{{Lang: "python", Target: targetRawRestore, Concurrency: 2,
 		Elapsed: time.Second, Runs: 2, Latencies: []time.Duration{300 * time.Millisecond, 500 * time.Millisecond}}}}
 	var buf bytes.Buffer
 	rep.print(&buf)

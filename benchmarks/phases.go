@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"os/exec"
 	"slices"
 	"time"
@@ -42,17 +43,17 @@ func nativePhase(ctx context.Context, o bench.Options, rep *report) error {
 		if err != nil {
 			return err
 		}
-		var rows []row
+		var rows []stats.Row
 		err = inReadOnlyRoot(fs, func(root string) error {
 			var err error
-			rows, err = nativeRows(ctx, l, modeNative, "rootfs", o.NativeN, false, func(argv []string) *exec.Cmd { return rootfsCommand(root, argv) })
+			rows, err = nativeRows(ctx, l, stats.ModeNative, "rootfs", o.NativeN, false, func(argv []string) *exec.Cmd { return rootfsCommand(root, argv) })
 			return err
 		})
 		rep.Rows = append(rep.Rows, rows...)
 		if err != nil {
 			return err
 		}
-		rows, err = nativeRows(ctx, l, modeHost, "host", o.NativeN, true, hostCommand)
+		rows, err = nativeRows(ctx, l, stats.ModeHost, "host", o.NativeN, true, hostCommand)
 		rep.Rows = append(rep.Rows, rows...)
 		if err != nil {
 			return err
@@ -174,7 +175,7 @@ func pooledPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *repor
 			return err
 		}
 		for _, p := range l.probes {
-			r, err := s.oneShotRow(ctx, l, p, modePool, o.WarmN, 0)
+			r, err := s.oneShotRow(ctx, l, p, stats.ModePool, o.WarmN, 0)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -239,7 +240,7 @@ func restorePhase(ctx context.Context, o bench.Options, rep *report) (err error)
 	for _, l := range langs {
 		if !l.snapshotted {
 			for _, p := range l.probes {
-				rep.Rows = append(rep.Rows, row{Lang: l.name, Probe: p.name, Mode: modeRestore,
+				rep.Rows = append(rep.Rows, stats.Row{Lang: l.name, Probe: p.name, Mode: stats.ModeRestore,
 					Note: "n/a: not snapshotted (V8 and OpenSSL state can't be reseeded)"})
 			}
 		}
@@ -258,7 +259,7 @@ func restorePhase(ctx context.Context, o bench.Options, rep *report) (err error)
 			return err
 		}
 		for _, p := range l.probes {
-			r, err := s.oneShotRow(ctx, l, p, modeRestore, o.RestoreN, o.Settle)
+			r, err := s.oneShotRow(ctx, l, p, stats.ModeRestore, o.RestoreN, o.Settle)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -278,7 +279,7 @@ func coldPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
 	for _, l := range langs {
 		for _, p := range l.probes {
-			r, err := s.oneShotRow(ctx, l, p, modeCold, o.ColdN, o.Settle)
+			r, err := s.oneShotRow(ctx, l, p, stats.ModeCold, o.ColdN, o.Settle)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -349,13 +350,13 @@ func rawRatePhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *re
 
 // sortRows orders rows by language, then probe, then mode from the
 // slowest baseline to the warmest path; sessions come last.
-func sortRows(rows []row) {
-	modes := []string{modeNative, modeHost, modeRaw, modeRawRestore, modeCold, modeRestore, modePool, modeBusy, modeRuncCold, modeRuncPool,
-		modeSession, modeRuncSession}
+func sortRows(rows []stats.Row) {
+	modes := []string{stats.ModeNative, stats.ModeHost, stats.ModeRaw, stats.ModeRawRestore, stats.ModeCold, stats.ModeRestore, stats.ModePool, stats.ModeBusy, stats.ModeRuncCold, stats.ModeRuncPool,
+		stats.ModeSession, stats.ModeRuncSession}
 	langIdx := func(name string) int {
 		return slices.IndexFunc(langs, func(l lang) bool { return l.name == name })
 	}
-	probeIdx := func(r row) int {
+	probeIdx := func(r stats.Row) int {
 		l, ok := langByName(r.Lang)
 		if !ok {
 			return 0
@@ -365,7 +366,7 @@ func sortRows(rows []row) {
 		}
 		return len(l.probes)
 	}
-	slices.SortStableFunc(rows, func(a, b row) int {
+	slices.SortStableFunc(rows, func(a, b stats.Row) int {
 		if isSession(a.Mode) || isSession(b.Mode) {
 			if d := boolIdx(isSession(a.Mode)) - boolIdx(isSession(b.Mode)); d != 0 {
 				return d
@@ -381,7 +382,7 @@ func sortRows(rows []row) {
 	})
 }
 
-func isSession(mode string) bool { return mode == modeSession || mode == modeRuncSession }
+func isSession(mode string) bool { return mode == stats.ModeSession || mode == stats.ModeRuncSession }
 
 func boolIdx(b bool) int {
 	if b {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"os"
 	"path/filepath"
@@ -202,8 +203,8 @@ func (rt *rawRuntime) restore(ctx context.Context, img *rawImage, code string) (
 }
 
 // rawRestoreRow times n raw restores running p.
-func rawRestoreRow(ctx context.Context, rt *rawRuntime, img *rawImage, l lang, p probe, n int) (row, error) {
-	r := row{Lang: l.name, Probe: p.name, Mode: modeRawRestore}
+func rawRestoreRow(ctx context.Context, rt *rawRuntime, img *rawImage, l lang, p probe, n int) (stats.Row, error) {
+	r := stats.Row{Lang: l.name, Probe: p.name, Mode: stats.ModeRawRestore}
 	for range n {
 		res, err := rt.restore(ctx, img, p.code)
 		if err != nil {
@@ -212,7 +213,7 @@ func rawRestoreRow(ctx context.Context, rt *rawRuntime, img *rawImage, l lang, p
 		if !p.ok(res.Stdout) {
 			return r, fmt.Errorf("raw restore %s %s: stdout %q", l.name, p.name, res.Stdout)
 		}
-		r.Samples = append(r.Samples, sample{D: res.Total, Counted: true, Delete: res.Delete})
+		r.Samples = append(r.Samples, stats.Sample{D: res.Total, Counted: true, Delete: res.Delete})
 	}
 	return r, nil
 }

@@ -16,6 +16,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"github.com/paddock-dev/paddock/rootfs"
 	"github.com/paddock-dev/paddock/runner"
 	"github.com/paddock-dev/paddock/runner/ocispec"
@@ -169,8 +170,8 @@ func (rt *rawRuntime) close() {
 }
 
 // rawRow times n raw `runsc run` + `runsc delete` of p.
-func rawRow(ctx context.Context, rt *rawRuntime, l lang, p probe, n int) (row, error) {
-	r := row{Lang: l.name, Probe: p.name, Mode: modeRaw}
+func rawRow(ctx context.Context, rt *rawRuntime, l lang, p probe, n int) (stats.Row, error) {
+	r := stats.Row{Lang: l.name, Probe: p.name, Mode: stats.ModeRaw}
 	argv := l.sandboxed(p.code)
 	for range n {
 		res, err := rt.run(ctx, argv)
@@ -180,7 +181,7 @@ func rawRow(ctx context.Context, rt *rawRuntime, l lang, p probe, n int) (row, e
 		if !p.ok(res.Stdout) {
 			return r, fmt.Errorf("raw runsc %s %s: stdout %q", l.name, p.name, res.Stdout)
 		}
-		r.Samples = append(r.Samples, sample{D: res.Total, Counted: true, Delete: res.Delete})
+		r.Samples = append(r.Samples, stats.Sample{D: res.Total, Counted: true, Delete: res.Delete})
 	}
 	return r, nil
 }

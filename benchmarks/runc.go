@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"path/filepath"
 	"strings"
 	"time"
@@ -35,7 +36,7 @@ func runcPooled(ctx context.Context, o bench.Options, cg memCgroups, rep *report
 			return err
 		}
 		for _, p := range l.probes {
-			r, err := s.oneShotRow(ctx, l, p, modeRuncPool, o.WarmN, 0)
+			r, err := s.oneShotRow(ctx, l, p, stats.ModeRuncPool, o.WarmN, 0)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -44,7 +45,7 @@ func runcPooled(ctx context.Context, o bench.Options, cg memCgroups, rep *report
 	}
 	for _, l := range langs {
 		r, err := s.sessionRow(ctx, l, o.SessionN)
-		r.Mode = modeRuncSession
+		r.Mode = stats.ModeRuncSession
 		rep.Rows = append(rep.Rows, r)
 		if err != nil {
 			return err
@@ -71,7 +72,7 @@ func runcCold(ctx context.Context, o bench.Options, rep *report) (err error) {
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
 	for _, l := range langs {
 		for _, p := range l.probes {
-			r, err := s.oneShotRow(ctx, l, p, modeRuncCold, o.ColdN, o.Settle)
+			r, err := s.oneShotRow(ctx, l, p, stats.ModeRuncCold, o.ColdN, o.Settle)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -138,21 +139,21 @@ func stateTemplate(state []byte) string {
 // plain containers on the same machine, each measured the same way on
 // both ("gVisor ÷ runc"; above 1, gVisor is slower, bigger or, for
 // throughput, faster).
-func runcHeadlines(rows []row, tps []throughput, mems []memRow) []headline {
+func runcHeadlines(rows []stats.Row, tps []throughput, mems []memRow) []headline {
 	var out []headline
 	p50 := func(l, p, mode string) time.Duration {
-		r, _ := findRow(rows, l, p, mode)
-		return r.p50()
+		r, _ := stats.FindRow(rows, l, p, mode)
+		return r.P50()
 	}
 	for _, l := range langs {
 		p := l.probes[0]
-		if v, ok := ratio(p50(l.name, p.name, modeCold), p50(l.name, p.name, modeRuncCold)); ok {
+		if v, ok := stats.Ratio(p50(l.name, p.name, stats.ModeCold), p50(l.name, p.name, stats.ModeRuncCold)); ok {
 			out = append(out, untargeted(fmt.Sprintf("%s `%s`: cold start p50, gVisor ÷ runc", l.name, p.name), v, "x"))
 		}
-		if v, ok := ratio(p50(l.name, p.name, modePool), p50(l.name, p.name, modeRuncPool)); ok {
+		if v, ok := stats.Ratio(p50(l.name, p.name, stats.ModePool), p50(l.name, p.name, stats.ModeRuncPool)); ok {
 			out = append(out, untargeted(fmt.Sprintf("%s `%s`: warm one-shot p50, gVisor ÷ runc", l.name, p.name), v, "x"))
 		}
-		if v, ok := ratio(p50(l.name, l.expr, modeSession), p50(l.name, l.expr, modeRuncSession)); ok {
+		if v, ok := stats.Ratio(p50(l.name, l.expr, stats.ModeSession), p50(l.name, l.expr, stats.ModeRuncSession)); ok {
 			out = append(out, untargeted(fmt.Sprintf("%s session `%s` round trip p50, gVisor ÷ runc", l.name, l.expr), v, "x"))
 		}
 	}

@@ -1,19 +1,20 @@
 package main
 
 import (
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"math"
 	"testing"
 	"time"
 )
 
 func TestRuncHeadlines(t *testing.T) {
-	rows := []row{
-		rowOf("python", "print(1)", modeCold, 2400),
-		rowOf("python", "print(1)", modeRuncCold, 300),
-		rowOf("python", "print(1)", modePool, 3),
-		rowOf("python", "print(1)", modeRuncPool, 2),
-		rowOf("python", "x + 1", modeSession, 0.9),
-		rowOf("python", "x + 1", modeRuncSession, 0.6),
+	rows := []stats.Row{
+		rowOf("python", "print(1)", stats.ModeCold, 2400),
+		rowOf("python", "print(1)", stats.ModeRuncCold, 300),
+		rowOf("python", "print(1)", stats.ModePool, 3),
+		rowOf("python", "print(1)", stats.ModeRuncPool, 2),
+		rowOf("python", "x + 1", stats.ModeSession, 0.9),
+		rowOf("python", "x + 1", stats.ModeRuncSession, 0.6),
 	}
 	tps := []throughput{
 		{Lang: "python", Target: targetPaddock, Runs: 40, Elapsed: 5 * time.Second},

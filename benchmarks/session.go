@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"net/http"
 	"time"
@@ -12,8 +13,8 @@ import (
 
 // sessionRow opens a session of l and times n executions of l.expr
 // through HTTP, after l.setup. The session is deleted before it returns.
-func (s *server) sessionRow(ctx context.Context, l lang, n int) (row, error) {
-	r := row{Lang: l.name, Probe: l.expr, Mode: modeSession}
+func (s *server) sessionRow(ctx context.Context, l lang, n int) (stats.Row, error) {
+	r := stats.Row{Lang: l.name, Probe: l.expr, Mode: stats.ModeSession}
 	var created struct {
 		ID string `json:"id"`
 	}
@@ -42,7 +43,7 @@ func (s *server) sessionRow(ctx context.Context, l lang, n int) (row, error) {
 		if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": l.expr}, http.StatusOK, &resp); err != nil {
 			return r, err
 		}
-		r.Samples = append(r.Samples, sample{D: time.Since(start), Counted: true})
+		r.Samples = append(r.Samples, stats.Sample{D: time.Since(start), Counted: true})
 		if resp.Status != "ok" {
 			return r, fmt.Errorf("%s in %s: status %q", l.expr, l.name, resp.Status)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"net/http"
 	"time"
 )
@@ -48,8 +49,8 @@ func sessionStartPhase(ctx context.Context, o bench.Options, rep *report) (err e
 		}
 	}
 	for _, name := range names {
-		before := row{Lang: name, Probe: probeSessionFirst, Mode: modeSessionOpen}
-		after := row{Lang: name, Probe: probeSessionFirst, Mode: modeSessionPremade}
+		before := stats.Row{Lang: name, Probe: probeSessionFirst, Mode: modeSessionOpen}
+		after := stats.Row{Lang: name, Probe: probeSessionFirst, Mode: modeSessionPremade}
 		for i := range 2 * (o.SessionStartN + 1) {
 			s, into, want := open, &before, "pool"
 			if i%4 == 1 || i%4 == 2 {
@@ -66,12 +67,12 @@ func sessionStartPhase(ctx context.Context, o bench.Options, rep *report) (err e
 			if i >= 2 && !counted {
 				into.Mismatches++
 			}
-			into.Samples = append(into.Samples, sample{D: d, Start: start, Counted: counted})
+			into.Samples = append(into.Samples, stats.Sample{D: d, Start: start, Counted: counted})
 		}
 		rep.Rows = append(rep.Rows, before, after)
 		bench.Progress("  %s: create → first result p50 %s → %s, p99 %s → %s", name,
-			before.p50().Round(100*time.Microsecond), after.p50().Round(100*time.Microsecond),
-			percentile(before.counted(), 0.99).Round(100*time.Microsecond), percentile(after.counted(), 0.99).Round(100*time.Microsecond))
+			before.P50().Round(100*time.Microsecond), after.P50().Round(100*time.Microsecond),
+			stats.Percentile(before.Counted(), 0.99).Round(100*time.Microsecond), stats.Percentile(after.Counted(), 0.99).Round(100*time.Microsecond))
 	}
 	return nil
 }

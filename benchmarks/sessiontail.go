@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"net/http"
 	"os"
@@ -104,10 +105,10 @@ func sessionTailPhase(ctx context.Context, o bench.Options, w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "binary\tidle p50 ms\tidle p99 ms\tthrottled/periods\tloaded p50 ms\tloaded p99 ms\tthrottled/periods\tloaded p99 ÷ idle p99\tloaded for s\tone-shots/s\trefused\tkernel shares, burst µs, CPUs\trun-queue wait µs/cell: kernel idle, loaded\tserver idle, loaded\t")
 	for _, r := range res {
-		i99, l99 := percentile(r.idle, 0.99), percentile(r.loaded, 0.99)
+		i99, l99 := stats.Percentile(r.idle, 0.99), stats.Percentile(r.loaded, 0.99)
 		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%d/%d\t%.2f\t%.2f\t%d/%d\t%.1f\t%.1f\t%.2f\t%d\t%s, %s, %s\t%.0f, %.0f\t%.0f, %.0f\t\n", r.binary,
-			msOf(percentile(r.idle, 0.5)), msOf(i99), r.idleCPU.throttled, r.idleCPU.periods,
-			msOf(percentile(r.loaded, 0.5)), msOf(l99), r.loadedCPU.throttled, r.loadedCPU.periods,
+			stats.MS(stats.Percentile(r.idle, 0.5)), stats.MS(i99), r.idleCPU.throttled, r.idleCPU.periods,
+			stats.MS(stats.Percentile(r.loaded, 0.5)), stats.MS(l99), r.loadedCPU.throttled, r.loadedCPU.periods,
 			float64(l99)/float64(i99), r.loadedFor.Seconds(), float64(r.oneShots)/r.loadedFor.Seconds(), r.oneShotBusy,
 			r.kernelShares, r.kBurst, r.kernelCPUs,
 			perCell(r.idleWait, len(r.idle)), perCell(r.loadedWait, len(r.loaded)),

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"io/fs"
 	"os"
@@ -49,13 +50,13 @@ func slimPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report)
 
 // slimPooled waits for both snapshots and for pools refilled by restores,
 // then times warm print(1)s alternately and reads the idle pools' memory.
-func slimPooled(ctx context.Context, o bench.Options, cg memCgroups, s *server, memory bool) ([]row, []memRow, error) {
+func slimPooled(ctx context.Context, o bench.Options, cg memCgroups, s *server, memory bool) ([]stats.Row, []memRow, error) {
 	if err := s.awaitSnapshots(ctx, restoreTimeout); err != nil {
 		return nil, nil, err
 	}
-	rows := make([]row, len(slimPair))
+	rows := make([]stats.Row, len(slimPair))
 	for i, name := range slimPair {
-		rows[i] = row{Lang: name, Probe: "print(1)", Mode: modePool}
+		rows[i] = stats.Row{Lang: name, Probe: "print(1)", Mode: stats.ModePool}
 	}
 	// The pools were first filled by cold starts, before the snapshots
 	// were ready: unmeasured runs cycle them to restored sandboxes.
@@ -88,13 +89,13 @@ func slimPooled(ctx context.Context, o bench.Options, cg memCgroups, s *server, 
 
 // slimRestores times print(1) on a server with no pool: every run
 // restores its template's snapshot on the request path.
-func slimRestores(ctx context.Context, o bench.Options, s *server) ([]row, error) {
+func slimRestores(ctx context.Context, o bench.Options, s *server) ([]stats.Row, error) {
 	if err := s.awaitSnapshots(ctx, restoreTimeout); err != nil {
 		return nil, err
 	}
-	rows := make([]row, len(slimPair))
+	rows := make([]stats.Row, len(slimPair))
 	for i, name := range slimPair {
-		rows[i] = row{Lang: name, Probe: "print(1)", Mode: modeRestore}
+		rows[i] = stats.Row{Lang: name, Probe: "print(1)", Mode: stats.ModeRestore}
 	}
 	for range o.SlimN {
 		for i := range slimPair {
@@ -111,7 +112,7 @@ func slimRestores(ctx context.Context, o bench.Options, s *server) ([]row, error
 
 // slimSample runs print(1) on r's template and adds the sample, counted
 // when the sandbox started as want says.
-func (s *server) slimSample(ctx context.Context, r *row, want string) error {
+func (s *server) slimSample(ctx context.Context, r *stats.Row, want string) error {
 	resp, d, err := s.runBody(ctx, r.Lang, map[string]string{"template": r.Lang, "code": "print(1)"})
 	if err != nil {
 		return err
@@ -120,7 +121,7 @@ func (s *server) slimSample(ctx context.Context, r *row, want string) error {
 		return fmt.Errorf("%s print(1): reason %q, stdout %q, stderr %q", r.Lang, resp.Reason, resp.Stdout, resp.Stderr)
 	}
 	kind, t := resp.startKind(), resp.Timing
-	r.Samples = append(r.Samples, sample{D: d, Start: kind, Counted: kind == want, Timing: &t})
+	r.Samples = append(r.Samples, stats.Sample{D: d, Start: kind, Counted: kind == want, Timing: &t})
 	if kind != want {
 		r.Mismatches++
 	}
@@ -226,22 +227,22 @@ func snapshotSizes(dir string) map[string]int64 {
 
 // printSlim writes the comparison: p50s and their ratio, the server's
 // own restore time, the idle memory and the image sizes.
-func printSlim(w io.Writer, rows []row, mems []memRow, sizes map[string]int64) {
+func printSlim(w io.Writer, rows []stats.Row, mems []memRow, sizes map[string]int64) {
 	fmt.Fprintln(w, "\n== python-slim beside python (pandas-ready), alternating on one server ==")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "mode\tprobe\tpython-slim p50 ms\tpython p50 ms\tslim / python\tslim server start p50 ms\tpython server start p50 ms\t")
-	for _, mode := range []string{modePool, modeRestore} {
-		slim, ok1 := findRow(rows, "python-slim", "print(1)", mode)
-		full, ok2 := findRow(rows, "python", "print(1)", mode)
+	for _, mode := range []string{stats.ModePool, stats.ModeRestore} {
+		slim, ok1 := stats.FindRow(rows, "python-slim", "print(1)", mode)
+		full, ok2 := stats.FindRow(rows, "python", "print(1)", mode)
 		if !ok1 || !ok2 {
 			continue
 		}
 		r := "-"
-		if v, ok := ratio(slim.p50(), full.p50()); ok {
+		if v, ok := stats.Ratio(slim.P50(), full.P50()); ok {
 			r = fmt.Sprintf("%.3f", v)
 		}
-		fmt.Fprintf(tw, "%s\tprint(1)\t%s\t%s\t%s\t%.2f\t%.2f\t\n", mode, fmtP50(slim.counted()), fmtP50(full.counted()), r,
-			slim.serverStartP50(), full.serverStartP50())
+		fmt.Fprintf(tw, "%s\tprint(1)\t%s\t%s\t%s\t%.2f\t%.2f\t\n", mode, stats.FormatP50(slim.Counted()), stats.FormatP50(full.Counted()), r,
+			slim.ServerStartP50(), full.ServerStartP50())
 	}
 	tw.Flush()
 	for _, m := range mems {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"os"
 	"slices"
 	"strings"
@@ -33,15 +34,15 @@ type steadyPoint struct {
 	RawOf string `json:",omitempty"`
 }
 
-func (p steadyPoint) p50() time.Duration { return percentile(p.T.Latencies, 0.5) }
+func (p steadyPoint) p50() time.Duration { return stats.Percentile(p.T.Latencies, 0.5) }
 
 // p99 is the point's p99, or its maximum below 100 runs (label says which).
-func (p steadyPoint) p99() (label string, d time.Duration) { return upper(p.T.Latencies) }
+func (p steadyPoint) p99() (label string, d time.Duration) { return stats.Upper(p.T.Latencies) }
 
 // waitedP50 and waitedP99 are of what runs cost their clients, busy
 // answers and the pauses they asked for included.
-func (p steadyPoint) waitedP50() time.Duration                   { return percentile(p.T.Waited, 0.5) }
-func (p steadyPoint) waitedP99() (label string, d time.Duration) { return upper(p.T.Waited) }
+func (p steadyPoint) waitedP50() time.Duration                   { return stats.Percentile(p.T.Waited, 0.5) }
+func (p steadyPoint) waitedP99() (label string, d time.Duration) { return stats.Upper(p.T.Waited) }
 
 // steadyCode is the stream's i-th program for language and what it prints.
 func steadyCode(language string, i int64) (code, want string, ok bool) {

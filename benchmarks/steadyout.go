@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"slices"
 	"strconv"
@@ -92,7 +93,7 @@ func meets(ok bool) string {
 func (p steadyPoint) summary() string {
 	label, up := p.p99()
 	return fmt.Sprintf("%s %s %d clients: %.2f runs/s, p50 %s, %s %s, %d ok, %d busy, %d errors, %.2f CPU-s/run (machine), %.2f (attributed), load %s → %s",
-		p.Template, p.Target, p.Clients, p.T.rate(), secs(p.p50()), label, secs(up), p.T.Runs, p.T.Busy, p.T.Errors,
+		p.Template, p.Target, p.Clients, p.T.rate(), stats.Secs(p.p50()), label, stats.Secs(up), p.T.Runs, p.T.Busy, p.T.Errors,
 		p.CPU.machinePerRun(p.T.Runs), p.CPU.attributedPerRun(p.Target, p.T.Runs), p.LoadBefore, p.LoadAfter)
 }
 
@@ -107,17 +108,17 @@ func printSteady(w io.Writer, points []steadyPoint) {
 	for _, p := range points {
 		upperText := func(label string, d time.Duration) string {
 			if label != "p99" {
-				return secs(d) + " (max)"
+				return stats.Secs(d) + " (max)"
 			}
-			return secs(d)
+			return stats.Secs(d)
 		}
 		starts, made := "-", "-"
 		if p.Target == targetPaddock {
-			starts, made = countList(p.T.Starts), countList(p.T.Made)
+			starts, made = stats.CountList(p.T.Starts), stats.CountList(p.T.Made)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t\n",
-			p.Template, shortTarget(p.Target), p.Clients, p.T.Elapsed.Seconds(), p.T.rate(), secs(p.p50()), upperText(p.p99()),
-			secs(p.waitedP50()), upperText(p.waitedP99()),
+			p.Template, shortTarget(p.Target), p.Clients, p.T.Elapsed.Seconds(), p.T.rate(), stats.Secs(p.p50()), upperText(p.p99()),
+			stats.Secs(p.waitedP50()), upperText(p.waitedP99()),
 			p.T.Runs, p.T.BusyByStatus[429], p.T.BusyByStatus[503], p.T.Errors, starvedText(p.T),
 			p.CPU.machinePerRun(p.T.Runs), p.CPU.attributedPerRun(p.Target, p.T.Runs), starts, made, p.LoadBefore, p.LoadAfter)
 	}
@@ -150,7 +151,7 @@ func printSteady(w io.Writer, points []steadyPoint) {
 			raw = fmt.Sprintf("%.2f", v.Raw.T.rate())
 			ratio = fmt.Sprintf("%.2f×", v.RawRatio)
 			rawOK = meets(v.MeetsRaw)
-			if r, ok := ratio2(v.Paddock.p50().Seconds(), v.Raw.p50().Seconds()); ok {
+			if r, ok := stats.FloatRatio(v.Paddock.p50().Seconds(), v.Raw.p50().Seconds()); ok {
 				latRatio = fmt.Sprintf("%.2f×", r)
 			}
 		}
@@ -182,14 +183,7 @@ func starvedText(t throughput) string {
 	if t.Starved == 0 && oldest == 0 {
 		return "0"
 	}
-	return fmt.Sprintf("%d (oldest %s)", t.Starved, secs(oldest))
-}
-
-func ratio2(a, b float64) (float64, bool) {
-	if a <= 0 || b <= 0 {
-		return 0, false
-	}
-	return a / b, true
+	return fmt.Sprintf("%d (oldest %s)", t.Starved, stats.Secs(oldest))
 }
 
 func shortTarget(t string) string {
@@ -200,10 +194,6 @@ func shortTarget(t string) string {
 		return "empty"
 	}
 	return "paddock"
-}
-
-func secs(d interface{ Seconds() float64 }) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) + " s"
 }
 
 var steadyCSVHeader = []string{"template", "language", "target", "clients", "elapsed_s", "runs", "runs_per_s", "p50_s", "p99_s", "p99_is_max",
@@ -302,17 +292,17 @@ func jsonSteady(points []steadyPoint) []jsonSteadyPoint {
 	for _, p := range points {
 		label, up := p.p99()
 		j := jsonSteadyPoint{Template: p.Template, Language: p.Language, Target: shortTarget(p.Target), Clients: p.Clients,
-			ElapsedS: p.T.Elapsed.Seconds(), Runs: p.T.Runs, RunsPerS: p.T.rate(), P50MS: msOf(p.p50()), P99MS: msOf(up),
+			ElapsedS: p.T.Elapsed.Seconds(), Runs: p.T.Runs, RunsPerS: p.T.rate(), P50MS: stats.MS(p.p50()), P99MS: stats.MS(up),
 			P99IsMax: label != "p99", Busy: p.T.BusyByStatus, Errors: p.T.Errors, FirstError: p.T.FirstError, Starts: p.T.Starts, Made: p.T.Made,
 			CPU:              jsonCPU(p.CPU),
 			CPUPerRunMachine: p.CPU.machinePerRun(p.T.Runs), CPUPerRunAttributed: p.CPU.attributedPerRun(p.Target, p.T.Runs),
 			LoadBefore: p.LoadBefore, LoadAfter: p.LoadAfter, LatenciesMS: []float64{}}
 		for _, d := range p.T.Latencies {
-			j.LatenciesMS = append(j.LatenciesMS, msOf(d))
+			j.LatenciesMS = append(j.LatenciesMS, stats.MS(d))
 		}
 		j.StarvedClients = p.T.Starved
 		for _, d := range p.T.Unanswered {
-			j.UnansweredMS = append(j.UnansweredMS, msOf(d))
+			j.UnansweredMS = append(j.UnansweredMS, stats.MS(d))
 		}
 		out = append(out, j)
 	}

@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"maps"
-	"slices"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,7 +12,7 @@ import (
 
 // report is everything one bench run measured.
 type report struct {
-	Rows       []row
+	Rows       []stats.Row
 	Throughput []throughput
 	Memory     []memRow
 	// Doors are door operations beside the same operation on /v1.
@@ -53,63 +53,37 @@ func (rep report) print(w io.Writer) {
 	}
 }
 
-func fmtMS(d time.Duration) string { return fmt.Sprintf("%.2f", msOf(d)) }
-
-// fmtP50 is the median of s, or the one value marked as such.
-func fmtP50(s []time.Duration) string {
-	switch {
-	case len(s) == 0:
-		return "-"
-	case !supports(len(s), 0.5):
-		return "1 run " + fmtMS(s[0])
-	}
-	return fmtMS(percentile(s, 0.5))
-}
-
-// fmtUpper is the p99 of s where s supports it, else "max" and the
-// maximum.
-func fmtUpper(s []time.Duration) string {
-	if len(s) == 0 {
-		return "-"
-	}
-	label, d := upper(s)
-	if label == "p99" {
-		return fmtMS(d)
-	}
-	return label + " " + fmtMS(d)
-}
-
 // printLatency prints each row's p50 and upper end and its p50 as a
 // multiple of the same language and probe's native rootfs, cold and raw
 // runsc p50s.
-func printLatency(w io.Writer, rows []row) {
+func printLatency(w io.Writer, rows []stats.Row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "lang\tprobe\tmode\tn\tp50 ms\tp99 ms\tserver start p50 ms\t/ native rootfs\t/ cold\t/ raw run\t/ raw restore\toff-mode runs\tnote\t")
-	vs := func(r row, mode string) string {
+	vs := func(r stats.Row, mode string) string {
 		if r.Mode == mode {
 			return "-"
 		}
-		b, ok := findRow(rows, r.Lang, r.Probe, mode)
+		b, ok := stats.FindRow(rows, r.Lang, r.Probe, mode)
 		if !ok {
 			return "-"
 		}
-		if v, ok := ratio(r.p50(), b.p50()); ok {
+		if v, ok := stats.Ratio(r.P50(), b.P50()); ok {
 			return fmt.Sprintf("%.3f", v)
 		}
 		return "-"
 	}
 	for _, r := range rows {
-		c := r.counted()
+		c := r.Counted()
 		start := "-"
-		if v := r.serverStartP50(); v >= 0 {
+		if v := r.ServerStartP50(); v >= 0 {
 			start = fmt.Sprintf("%.2f", v)
 		}
 		miss := "-"
 		if r.Mismatches > 0 {
 			miss = fmt.Sprintf("%d (%s)", r.Mismatches, offModeKinds(r))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Lang, r.Probe, r.Mode, len(c), fmtP50(c), fmtUpper(c), start,
-			vs(r, modeNative), vs(r, modeCold), vs(r, modeRaw), vs(r, modeRawRestore), miss, rowNote(r))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Lang, r.Probe, r.Mode, len(c), stats.FormatP50(c), stats.FormatUpper(c), start,
+			vs(r, stats.ModeNative), vs(r, stats.ModeCold), vs(r, stats.ModeRaw), vs(r, stats.ModeRawRestore), miss, rowNote(r))
 	}
 	tw.Flush()
 }
@@ -117,12 +91,12 @@ func printLatency(w io.Writer, rows []row) {
 // rowNote is r's note, with what its samples hold that the columns don't:
 // how the busy regime's sandboxes were started, and the delete inside a
 // raw runsc time.
-func rowNote(r row) string {
+func rowNote(r stats.Row) string {
 	var parts []string
 	if r.Note != "" {
 		parts = append(parts, r.Note)
 	}
-	if r.Mode == modeBusy && len(r.Samples) > 0 {
+	if r.Mode == stats.ModeBusy && len(r.Samples) > 0 {
 		parts = append(parts, "starts "+startKinds(r.Samples))
 	}
 	var del []time.Duration
@@ -132,32 +106,23 @@ func rowNote(r row) string {
 		}
 	}
 	if len(del) > 0 {
-		parts = append(parts, "incl. runsc delete p50 "+fmtMS(percentile(del, 0.5))+" ms")
+		parts = append(parts, "incl. runsc delete p50 "+stats.FormatMS(stats.Percentile(del, 0.5))+" ms")
 	}
 	return strings.Join(parts, "; ")
 }
 
 // startKinds counts the start kinds of samples: "pool×30 restore×10".
-func startKinds(samples []sample) string {
+func startKinds(samples []stats.Sample) string {
 	kinds := map[string]int{}
 	for _, s := range samples {
 		kinds[s.Start]++
 	}
-	return countList(kinds)
-}
-
-// countList renders counts by name, sorted by name: "a×1 b×2".
-func countList(m map[string]int) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, fmt.Sprintf("%s×%d", k, m[k]))
-	}
-	return strings.Join(parts, " ")
+	return stats.CountList(kinds)
 }
 
 // offModeKinds lists the start kinds of r's uncounted samples.
-func offModeKinds(r row) string {
-	var off []sample
+func offModeKinds(r stats.Row) string {
+	var off []stats.Sample
 	for _, s := range r.Samples {
 		if !s.Counted {
 			off = append(off, s)
@@ -172,13 +137,13 @@ func printThroughput(w io.Writer, tps []throughput) {
 	for _, t := range tps {
 		kinds, made := "-", "-"
 		if len(t.Starts) > 0 {
-			kinds = countList(t.Starts)
+			kinds = stats.CountList(t.Starts)
 		}
 		if len(t.Made) > 0 {
-			made = countList(t.Made)
+			made = stats.CountList(t.Made)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%d\t%.2f\t%s\t%s\t%d\t%s\t%s\t\n", t.Lang, t.Target, t.Concurrency, t.Elapsed.Seconds(),
-			t.Runs, t.rate(), fmtP50(t.Latencies), fmtUpper(t.Latencies), t.Busy, kinds, made)
+			t.Runs, t.rate(), stats.FormatP50(t.Latencies), stats.FormatUpper(t.Latencies), t.Busy, kinds, made)
 	}
 	tw.Flush()
 }

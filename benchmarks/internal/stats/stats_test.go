@@ -1,4 +1,4 @@
-package main
+package stats
 
 import (
 	"testing"
@@ -23,7 +23,7 @@ func TestPercentile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := percentile(tt.s, tt.p); got != tt.want {
+			if got := Percentile(tt.s, tt.p); got != tt.want {
 				t.Errorf("percentile(%v, %v) = %v, want %v", tt.s, tt.p, got, tt.want)
 			}
 		})
@@ -32,28 +32,28 @@ func TestPercentile(t *testing.T) {
 
 func TestPercentileLeavesInputAlone(t *testing.T) {
 	s := []time.Duration{3, 1, 2}
-	percentile(s, 0.5)
+	Percentile(s, 0.5)
 	if s[0] != 3 || s[1] != 1 || s[2] != 2 {
 		t.Errorf("input reordered: %v", s)
 	}
 }
 
 func TestRowCountsOnlyMatchingStarts(t *testing.T) {
-	r := row{Samples: []sample{
-		{D: 10 * time.Millisecond, Start: "restore", Counted: true, Timing: &serverTiming{StartMS: 4}},
-		{D: 2000 * time.Millisecond, Start: "cold", Counted: false, Timing: &serverTiming{StartMS: 1900}},
-		{D: 12 * time.Millisecond, Start: "restore", Counted: true, Timing: &serverTiming{StartMS: 6}},
+	r := Row{Samples: []Sample{
+		{D: 10 * time.Millisecond, Start: "restore", Counted: true, Timing: &Timing{StartMS: 4}},
+		{D: 2000 * time.Millisecond, Start: "cold", Counted: false, Timing: &Timing{StartMS: 1900}},
+		{D: 12 * time.Millisecond, Start: "restore", Counted: true, Timing: &Timing{StartMS: 6}},
 	}, Mismatches: 1}
-	if got := len(r.counted()); got != 2 {
+	if got := len(r.Counted()); got != 2 {
 		t.Errorf("counted %d samples, want 2", got)
 	}
-	if label, got := upper(r.counted()); label != "max" || got != 12*time.Millisecond {
+	if label, got := Upper(r.Counted()); label != "max" || got != 12*time.Millisecond {
 		t.Errorf("upper = %s %v, want max 12ms", label, got)
 	}
-	if got := r.serverStartP50(); got != 6 {
+	if got := r.ServerStartP50(); got != 6 {
 		t.Errorf("server start p50 = %v, want 6", got)
 	}
-	if got := (row{}).serverStartP50(); got != -1 {
+	if got := (Row{}).ServerStartP50(); got != -1 {
 		t.Errorf("server start p50 without timings = %v, want -1", got)
 	}
 }
@@ -97,11 +97,11 @@ func TestUpperIsP99OnlyFrom100Samples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			label, got := upper(tt.s)
+			label, got := Upper(tt.s)
 			if label != tt.wantLabel || got != tt.want {
 				t.Errorf("upper = %s %v, want %s %v", label, got, tt.wantLabel, tt.want)
 			}
-			if p := fmtUpper(tt.s); p != tt.printed {
+			if p := FormatUpper(tt.s); p != tt.printed {
 				t.Errorf("printed %q, want %q", p, tt.printed)
 			}
 		})
@@ -118,7 +118,7 @@ func TestFmtP50NeedsTwoSamples(t *testing.T) {
 		{[]time.Duration{7 * time.Millisecond, 3 * time.Millisecond}, "7.00"},
 	}
 	for _, tt := range tests {
-		if got := fmtP50(tt.s); got != tt.want {
+		if got := FormatP50(tt.s); got != tt.want {
 			t.Errorf("fmtP50(%v) = %q, want %q", tt.s, got, tt.want)
 		}
 	}
