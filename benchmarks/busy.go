@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // busyRow measures warm runs as a busy user sees them: n runs of p one
@@ -16,9 +18,9 @@ import (
 // its floor. Nothing waits for the pool to refill, so refills compete
 // with the runs for the CPUs and a run that finds the pool empty starts
 // its sandbox on the request path; every run counts, whatever its start.
-func (s *server) busyRow(ctx context.Context, l lang, p probe, n int, interval time.Duration) (stats.Row, error) {
-	r := stats.Row{Lang: l.name, Probe: p.name, Mode: stats.ModeBusy}
-	if err := s.awaitFull(ctx, l.name); err != nil {
+func (s *server) busyRow(ctx context.Context, l langs.Lang, p langs.Probe, n int, interval time.Duration) (stats.Row, error) {
+	r := stats.Row{Lang: l.Name, Probe: p.Name, Mode: stats.ModeBusy}
+	if err := s.awaitFull(ctx, l.Name); err != nil {
 		return r, err
 	}
 	next := time.Now()
@@ -27,12 +29,12 @@ func (s *server) busyRow(ctx context.Context, l lang, p probe, n int, interval t
 			return r, err
 		}
 		next = time.Now().Add(interval)
-		resp, d, err := s.runOnce(ctx, l.name, p.code)
+		resp, d, err := s.runOnce(ctx, l.Name, p.Code)
 		if err != nil {
 			return r, err
 		}
-		if resp.Reason != "ok" || !p.ok(resp.Stdout) {
-			return r, fmt.Errorf("%s %s (%s): reason %q, stdout %q, stderr %q", l.name, p.name, stats.ModeBusy, resp.Reason, resp.Stdout, resp.Stderr)
+		if resp.Reason != "ok" || !p.OK(resp.Stdout) {
+			return r, fmt.Errorf("%s %s (%s): reason %q, stdout %q, stderr %q", l.Name, p.Name, stats.ModeBusy, resp.Reason, resp.Stdout, resp.Stderr)
 		}
 		t := resp.Timing
 		r.Samples = append(r.Samples, stats.Sample{D: d, Start: resp.startKind(), Counted: true, Timing: &t})
@@ -45,33 +47,33 @@ func (s *server) busyRow(ctx context.Context, l lang, p probe, n int, interval t
 // up the sandboxes that were booted while the snapshot was being built:
 // restored clones are what the pool serves once it is warm, and they
 // differ (memory is loaded as it is touched).
-func (s *server) awaitRestoredPool(ctx context.Context, l lang, timeout time.Duration) error {
+func (s *server) awaitRestoredPool(ctx context.Context, l langs.Lang, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	state := ""
 	for {
 		m, err := s.poolMetrics(ctx)
 		if err != nil {
-			return fmt.Errorf("waiting for a pool of restored %s sandboxes: %w", l.name, err)
+			return fmt.Errorf("waiting for a pool of restored %s sandboxes: %w", l.Name, err)
 		}
-		switch state = snapshotState(m, l.name); state {
+		switch state = snapshotState(m, l.Name); state {
 		case "failed", "off":
-			return fmt.Errorf("no pool of restored %s sandboxes: snapshot state %q", l.name, state)
+			return fmt.Errorf("no pool of restored %s sandboxes: snapshot state %q", l.Name, state)
 		case "ready":
-			if err := s.awaitFull(ctx, l.name); err != nil {
+			if err := s.awaitFull(ctx, l.Name); err != nil {
 				return err
 			}
-			kinds, err := s.readyStartKinds(l.name)
+			kinds, err := s.readyStartKinds(l.Name)
 			if err == nil && len(kinds) > 0 && kinds["cold"] == 0 {
 				return nil
 			}
-			if _, _, err := s.runOnce(ctx, l.name, l.probes[0].code); err != nil {
+			if _, _, err := s.runOnce(ctx, l.Name, l.Probes[0].Code); err != nil {
 				return err
 			}
 			continue
 		}
 		if err := bench.Sleep(ctx, 200*time.Millisecond); err != nil {
-			return fmt.Errorf("waiting for %s's snapshot (state %q): %w", l.name, state, err)
+			return fmt.Errorf("waiting for %s's snapshot (state %q): %w", l.Name, state, err)
 		}
 	}
 }

@@ -10,10 +10,11 @@ import (
 	"math"
 	"time"
 
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // Chart geometry, in pixels.

@@ -2,11 +2,12 @@ package main
 
 import (
 	"bytes"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"image/color"
 	"image/png"
 	"testing"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 func TestWriteChartIsAValidPNG(t *testing.T) {

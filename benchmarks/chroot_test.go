@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // needRoot skips a test that needs root, except under `make test`
@@ -83,7 +85,7 @@ func builtRootfs(t *testing.T, name string) string {
 
 func TestNativeRowsRunTheTemplatesOwnPython(t *testing.T) {
 	fs := builtRootfs(t, "python")
-	py, _ := langByName("python")
+	py, _ := langs.ByName("python")
 	var rows []stats.Row
 	var readOnly string
 	err := inReadOnlyRoot(fs, func(root string) error {
@@ -128,8 +130,8 @@ func TestHostCommandHasTheSandboxEnvironment(t *testing.T) {
 }
 
 func TestNativeRowsNoteWhatTheHostLacks(t *testing.T) {
-	l := lang{name: "python", native: []string{"/nonexistent/python3", "-c"}, version: []string{"-V"},
-		probes: []probe{{name: "print(1)", code: "print(1)", ok: prints("1\n")}}}
+	l := langs.Lang{Name: "python", Native: []string{"/nonexistent/python3", "-c"}, Version: []string{"-V"},
+		Probes: []langs.Probe{{Name: "print(1)", Code: "print(1)", OK: langs.Prints("1\n")}}}
 	rows, err := nativeRows(t.Context(), l, stats.ModeHost, "host", 3, true, hostCommand)
 	if err != nil {
 		t.Fatal(err)
@@ -143,10 +145,10 @@ func TestNativeRowsNoteWhatTheHostLacks(t *testing.T) {
 }
 
 func TestNativeRowsSkipAProbeTheHostFails(t *testing.T) {
-	sh := lang{name: "sh", native: []string{"/bin/sh", "-c"}, version: []string{"-c", "echo 1.0"},
-		probes: []probe{
-			{name: "ok", code: "echo 1", ok: prints("1\n")},
-			{name: "missing module", code: "echo 'No module named pandas' >&2; exit 1", ok: prints("1\n")},
+	sh := langs.Lang{Name: "sh", Native: []string{"/bin/sh", "-c"}, Version: []string{"-c", "echo 1.0"},
+		Probes: []langs.Probe{
+			{Name: "ok", Code: "echo 1", OK: langs.Prints("1\n")},
+			{Name: "missing module", Code: "echo 'No module named pandas' >&2; exit 1", OK: langs.Prints("1\n")},
 		}}
 	rows, err := nativeRows(t.Context(), sh, stats.ModeHost, "host", 3, true, hostCommand)
 	if err != nil {

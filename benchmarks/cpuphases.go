@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"github.com/paddock-dev/paddock/rootfs"
 	"github.com/paddock-dev/paddock/runner"
@@ -80,20 +81,20 @@ func cpuPhase(ctx context.Context, o bench.Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, l := range langs {
-		if len(o.CPULangs) > 0 && !slices.Contains(o.CPULangs, l.name) {
+	for _, l := range langs.All {
+		if len(o.CPULangs) > 0 && !slices.Contains(o.CPULangs, l.Name) {
 			continue
 		}
-		var p probe
-		for _, pr := range l.probes {
-			if pr.trivial {
+		var p langs.Probe
+		for _, pr := range l.Probes {
+			if pr.Trivial {
 				p = pr
 			}
 		}
 		// Every built-in template of the language (python-slim beside
 		// python), then raw runsc of its interpreter once.
 		for _, tmpl := range all {
-			if tmpl.Language != l.name {
+			if tmpl.Language != l.Name {
 				continue
 			}
 			spec, err := cpuSpec(o, tmpl.Name)
@@ -121,14 +122,14 @@ func cpuPhase(ctx context.Context, o bench.Options, w io.Writer) error {
 			continue
 		}
 		raw, err := rawCPU(ctx, o, l, cg, "raw runsc", "runsc run + delete of the interpreter, same limits",
-			l.sandboxed(p.code), p.ok)
+			l.Sandboxed(p.Code), p.OK)
 		if err != nil {
-			return fmt.Errorf("%s raw runsc: %w", l.name, err)
+			return fmt.Errorf("%s raw runsc: %w", l.Name, err)
 		}
 		empty, err := rawCPU(ctx, o, l, cg, "empty sandbox", "runsc run + delete of /bin/true, same limits (the least one sandbox per run costs)",
-			emptyProgram, prints(""))
+			emptyProgram, langs.Prints(""))
 		if err != nil {
-			return fmt.Errorf("%s empty sandbox: %w", l.name, err)
+			return fmt.Errorf("%s empty sandbox: %w", l.Name, err)
 		}
 		out = append(out, raw, empty)
 	}
@@ -215,7 +216,7 @@ func (c *cpuRuntime) observe(inv runsc.Invocation) {
 
 // oneShot brings a sandbox up as a pool refill does, runs p on it and
 // destroys it, as a one-shot does.
-func (c *cpuRuntime) oneShot(ctx context.Context, p probe) (cpuSample, error) {
+func (c *cpuRuntime) oneShot(ctx context.Context, p langs.Probe) (cpuSample, error) {
 	var s cpuSample
 	self0, begin := selfCPU(), time.Now()
 	var sb runner.Sandbox
@@ -252,7 +253,7 @@ func (c *cpuRuntime) oneShot(ctx context.Context, p probe) (cpuSample, error) {
 	}
 
 	var stdout strings.Builder
-	res, err := sb.Run(ctx, runner.RunRequest{Code: p.code, Timeout: time.Minute, MaxStdout: 1 << 20, MaxStderr: 1 << 20},
+	res, err := sb.Run(ctx, runner.RunRequest{Code: p.Code, Timeout: time.Minute, MaxStdout: 1 << 20, MaxStderr: 1 << 20},
 		func(st runner.Stream, b []byte) {
 			if st == runner.Stdout {
 				stdout.Write(b)
@@ -260,8 +261,8 @@ func (c *cpuRuntime) oneShot(ctx context.Context, p probe) (cpuSample, error) {
 		})
 	ran, self2 := time.Now(), selfCPU()
 	cg2, cgErr := c.cg.usage(id)
-	if err == nil && !p.ok(stdout.String()) {
-		err = fmt.Errorf("%s: stdout %q, reason %s", p.name, stdout.String(), res.Reason)
+	if err == nil && !p.OK(stdout.String()) {
+		err = fmt.Errorf("%s: stdout %q, reason %s", p.Name, stdout.String(), res.Reason)
 	}
 	if err = errors.Join(err, cgErr); err != nil {
 		return s, errors.Join(err, sb.Destroy(ctx))
@@ -360,9 +361,9 @@ func sub(argv []string) string {
 // also charged the container's cgroup (removed when run returns, hence
 // read through the parent): the up step's CPU is the rusage, and the runsc
 // column what it has beyond the cgroup's.
-func rawCPU(ctx context.Context, o bench.Options, l lang, cg cpuCgroup, variant, kind string, argv []string, printed func(string) bool) (cpuTable, error) {
-	t := cpuTable{lang: l.name, variant: variant, kind: kind}
-	rt, err := newRawRuntime(o, l.name)
+func rawCPU(ctx context.Context, o bench.Options, l langs.Lang, cg cpuCgroup, variant, kind string, argv []string, printed func(string) bool) (cpuTable, error) {
+	t := cpuTable{lang: l.Name, variant: variant, kind: kind}
+	rt, err := newRawRuntime(o, l.Name)
 	if err != nil {
 		return t, err
 	}

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 )
 
 // mcpPhase times MCP run_code round trips against POST /v1/run of the same
@@ -16,7 +18,7 @@ import (
 // MCP door's overhead on a warm one-shot run. The MCP session is opened
 // once, before the timed calls, as a host keeps it open.
 func mcpPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "mcp", templates: langNames(langs), pool: o.Pool, snapshots: true})
+	s, err := startServer(ctx, o, serverConfig{name: "mcp", templates: langs.Names(langs.All), pool: o.Pool, snapshots: true})
 	if err != nil {
 		return err
 	}
@@ -27,30 +29,30 @@ func mcpPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
 		return fmt.Errorf("opening an MCP session: %w", err)
 	}
 	defer cs.Close()
-	for _, l := range langs {
-		if l.snapshotted {
+	for _, l := range langs.All {
+		if l.Snapshotted {
 			if err := s.awaitRestoredPool(ctx, l, restoreTimeout); err != nil {
 				return err
 			}
 		}
-		p := l.probes[0]
-		d := doorRow{Door: "mcp", Op: "run_code " + p.name, Lang: l.name}
+		p := l.Probes[0]
+		d := doorRow{Door: "mcp", Op: "run_code " + p.Name, Lang: l.Name}
 		// One unmeasured round each way: first-use costs on both sides.
 		for i := -1; i < o.MCPN; i++ {
-			if err := s.awaitFull(ctx, l.name); err != nil {
+			if err := s.awaitFull(ctx, l.Name); err != nil {
 				return err
 			}
-			resp, v1, err := s.runOnce(ctx, l.name, p.code)
+			resp, v1, err := s.runOnce(ctx, l.Name, p.Code)
 			if err != nil {
 				return err
 			}
-			if resp.Reason != "ok" || !p.ok(resp.Stdout) {
-				return fmt.Errorf("%s %s on /v1: reason %q, stdout %q", l.name, p.name, resp.Reason, resp.Stdout)
+			if resp.Reason != "ok" || !p.OK(resp.Stdout) {
+				return fmt.Errorf("%s %s on /v1: reason %q, stdout %q", l.Name, p.Name, resp.Reason, resp.Stdout)
 			}
-			if err := s.awaitFull(ctx, l.name); err != nil {
+			if err := s.awaitFull(ctx, l.Name); err != nil {
 				return err
 			}
-			via, err := mcpRunOnce(ctx, cs, l.name, p)
+			via, err := mcpRunOnce(ctx, cs, l.Name, p)
 			if err != nil {
 				return err
 			}
@@ -95,16 +97,16 @@ func mcpNoSessionRow(ctx context.Context, s *server, cs *mcp.ClientSession, n in
 
 // mcpRunOnce calls run_code and times the round trip until the result
 // has arrived and been decoded.
-func mcpRunOnce(ctx context.Context, cs *mcp.ClientSession, language string, p probe) (time.Duration, error) {
+func mcpRunOnce(ctx context.Context, cs *mcp.ClientSession, language string, p langs.Probe) (time.Duration, error) {
 	start := time.Now()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"language": language, "code": p.code}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"language": language, "code": p.Code}})
 	d := time.Since(start)
 	if err != nil {
-		return 0, fmt.Errorf("%s %s over MCP: %w", language, p.name, err)
+		return 0, fmt.Errorf("%s %s over MCP: %w", language, p.Name, err)
 	}
 	out, _ := res.StructuredContent.(map[string]any)
-	if stdout, _ := out["stdout"].(string); res.IsError || !p.ok(stdout) {
-		return 0, fmt.Errorf("%s %s over MCP: isError %v, structured %v", language, p.name, res.IsError, res.StructuredContent)
+	if stdout, _ := out["stdout"].(string); res.IsError || !p.OK(stdout) {
+		return 0, fmt.Errorf("%s %s over MCP: isError %v, structured %v", language, p.Name, res.IsError, res.StructuredContent)
 	}
 	return d, nil
 }

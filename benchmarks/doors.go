@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"text/tabwriter"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // doorRow is one operation through a door beside the same operation on

@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // e2bCode is the cell both sides run.
@@ -27,7 +29,7 @@ func e2bPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
-	py, _ := langByName("python")
+	py, _ := langs.ByName("python")
 	if err := s.awaitRestoredPool(ctx, py, restoreTimeout); err != nil {
 		return err
 	}

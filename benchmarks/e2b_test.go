@@ -1,9 +1,10 @@
 package main
 
 import (
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"testing"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 func TestE2BHeadlines(t *testing.T) {

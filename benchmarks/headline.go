@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // headline is one of the targets in docs/architecture.md, measured, or a ratio shown
@@ -58,21 +60,21 @@ func headlines(rows []stats.Row, tps []throughput, mems []memRow, natives []nati
 		r, _ := stats.FindRow(rows, l, p, mode)
 		return r.P50()
 	}
-	for _, l := range langs {
-		for _, p := range l.probes {
-			if p.trivial || !l.snapshotted {
+	for _, l := range langs.All {
+		for _, p := range l.Probes {
+			if p.Trivial || !l.Snapshotted {
 				continue
 			}
-			if v, ok := stats.Ratio(p50(l.name, p.name, stats.ModeRestore), p50(l.name, p.name, stats.ModeCold)); ok {
-				out = append(out, newHeadline(fmt.Sprintf("%s `%s`: snapshot restore p50 / cold p50", l.name, p.name), v, "x", true, 0.15))
+			if v, ok := stats.Ratio(p50(l.Name, p.Name, stats.ModeRestore), p50(l.Name, p.Name, stats.ModeCold)); ok {
+				out = append(out, newHeadline(fmt.Sprintf("%s `%s`: snapshot restore p50 / cold p50", l.Name, p.Name), v, "x", true, 0.15))
 			}
 		}
 	}
 	for _, mode := range []string{stats.ModePool, stats.ModeBusy} {
-		for _, l := range langs {
-			p := l.probes[0]
-			if v, ok := stats.Ratio(p50(l.name, p.name, mode), p50(l.name, p.name, stats.ModeNative)); ok {
-				out = append(out, newHeadline(fmt.Sprintf("%s `%s`: %s p50 / native rootfs p50", l.name, p.name, mode), v, "x", true, 0.2))
+		for _, l := range langs.All {
+			p := l.Probes[0]
+			if v, ok := stats.Ratio(p50(l.Name, p.Name, mode), p50(l.Name, p.Name, stats.ModeNative)); ok {
+				out = append(out, newHeadline(fmt.Sprintf("%s `%s`: %s p50 / native rootfs p50", l.Name, p.Name, mode), v, "x", true, 0.2))
 			}
 		}
 	}
@@ -83,44 +85,44 @@ func headlines(rows []stats.Row, tps []throughput, mems []memRow, natives []nati
 		}
 		rates[t.Lang][t.Target] = t.rate()
 	}
-	for _, l := range langs {
-		r, ok := rates[l.name]
+	for _, l := range langs.All {
+		r, ok := rates[l.Name]
 		if !ok {
 			continue
 		}
 		same, kind := targetRaw, "cold"
-		if l.snapshotted {
+		if l.Snapshotted {
 			same, kind = targetRawRestore, "restore"
 		}
 		if r[targetPaddock] > 0 && r[same] > 0 {
-			out = append(out, newHeadline(fmt.Sprintf("%s one-shot throughput / %s rate (same start: %s)", l.name, same, kind), r[targetPaddock]/r[same], "x", false, 0.8))
+			out = append(out, newHeadline(fmt.Sprintf("%s one-shot throughput / %s rate (same start: %s)", l.Name, same, kind), r[targetPaddock]/r[same], "x", false, 0.8))
 		}
-		if l.snapshotted && r[targetPaddock] > 0 && r[targetRaw] > 0 {
-			out = append(out, newHeadline(fmt.Sprintf("%s one-shot throughput / %s rate (the doc's target)", l.name, targetRaw), r[targetPaddock]/r[targetRaw], "x", false, 2))
-		}
-	}
-	for _, l := range langs {
-		if r, ok := rates[l.name]; ok && r[targetPaddock] > 0 {
-			out = append(out, newHeadline(fmt.Sprintf("%s one-shot throughput, fresh sandbox per run", l.name), r[targetPaddock], "runs/s", false, 10))
+		if l.Snapshotted && r[targetPaddock] > 0 && r[targetRaw] > 0 {
+			out = append(out, newHeadline(fmt.Sprintf("%s one-shot throughput / %s rate (the doc's target)", l.Name, targetRaw), r[targetPaddock]/r[targetRaw], "x", false, 2))
 		}
 	}
-	for _, l := range langs {
-		if d := p50(l.name, l.expr, stats.ModeSession); d > 0 {
-			out = append(out, newHeadline(fmt.Sprintf("%s session `%s` round trip p50", l.name, l.expr), stats.MS(d), "ms", true, 1))
+	for _, l := range langs.All {
+		if r, ok := rates[l.Name]; ok && r[targetPaddock] > 0 {
+			out = append(out, newHeadline(fmt.Sprintf("%s one-shot throughput, fresh sandbox per run", l.Name), r[targetPaddock], "runs/s", false, 10))
+		}
+	}
+	for _, l := range langs.All {
+		if d := p50(l.Name, l.Expr, stats.ModeSession); d > 0 {
+			out = append(out, newHeadline(fmt.Sprintf("%s session `%s` round trip p50", l.Name, l.Expr), stats.MS(d), "ms", true, 1))
 		}
 	}
 	out = append(out, jupyterHeadlines(rows)...)
 	out = append(out, memHeadlines(mems, natives)...)
-	for _, l := range langs {
-		p := l.probes[0]
-		if v, ok := stats.Ratio(p50(l.name, p.name, stats.ModeCold), p50(l.name, p.name, stats.ModeRaw)); ok {
-			out = append(out, newHeadline(fmt.Sprintf("%s `%s`: cold one-shot p50 / raw runsc run+delete p50", l.name, p.name), v, "x", true, 1.2))
+	for _, l := range langs.All {
+		p := l.Probes[0]
+		if v, ok := stats.Ratio(p50(l.Name, p.Name, stats.ModeCold), p50(l.Name, p.Name, stats.ModeRaw)); ok {
+			out = append(out, newHeadline(fmt.Sprintf("%s `%s`: cold one-shot p50 / raw runsc run+delete p50", l.Name, p.Name), v, "x", true, 1.2))
 		}
 	}
-	for _, l := range langs {
-		for _, p := range l.probes {
-			if v, ok := stats.Ratio(p50(l.name, p.name, stats.ModeRestore), p50(l.name, p.name, stats.ModeRawRestore)); ok {
-				out = append(out, untargeted(fmt.Sprintf("%s `%s`: restore one-shot p50 / raw runsc restore+delete p50", l.name, p.name), v, "x"))
+	for _, l := range langs.All {
+		for _, p := range l.Probes {
+			if v, ok := stats.Ratio(p50(l.Name, p.Name, stats.ModeRestore), p50(l.Name, p.Name, stats.ModeRawRestore)); ok {
+				out = append(out, untargeted(fmt.Sprintf("%s `%s`: restore one-shot p50 / raw runsc restore+delete p50", l.Name, p.Name), v, "x"))
 			}
 		}
 	}

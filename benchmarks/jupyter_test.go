@@ -1,7 +1,10 @@
 package main
 
-import "testing"
-import "github.com/paddock-dev/paddock/benchmarks/internal/stats"
+import (
+	"testing"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
+)
 
 func TestJupyterHeadlines(t *testing.T) {
 	const (

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/templates"
 )
 
@@ -119,8 +120,8 @@ func parseClients(v string) ([]int, error) {
 // shippedFloor is the largest pool floor the templates ship with.
 func shippedFloor() int {
 	n := 0
-	for _, l := range langs {
-		if t, err := templates.Get(l.name); err == nil {
+	for _, l := range langs.All {
+		if t, err := templates.Get(l.Name); err == nil {
 			n = max(n, t.PoolSize)
 		}
 	}
@@ -136,7 +137,7 @@ func run(ctx context.Context, o bench.Options) error {
 		return err
 	}
 	for _, name := range o.ThroughputLangs {
-		if _, ok := langByName(name); !ok {
+		if _, ok := langs.ByName(name); !ok {
 			return fmt.Errorf("--throughput-langs: unknown language %q", name)
 		}
 	}
@@ -277,4 +278,15 @@ func run(ctx context.Context, o bench.Options) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"io"
 	"io/fs"
 	"maps"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 )
 
 // memCgroups is where the memory cgroups of Paddock's sandboxes are:

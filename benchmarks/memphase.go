@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 )
 
 // memoryPhase pools every template of memTemplates on one server, the
@@ -37,7 +39,7 @@ func memoryPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *repor
 // first fills by cold starts while the snapshot is built, so runs cycle
 // those out.
 func (s *server) awaitRestoredTemplate(ctx context.Context, name string, timeout time.Duration) error {
-	t, l, err := templateLang(name)
+	t, l, err := langs.ForTemplate(name)
 	if err != nil {
 		return err
 	}
@@ -62,7 +64,7 @@ func (s *server) awaitRestoredTemplate(ctx context.Context, name string, timeout
 			if err == nil && len(kinds) > 0 && kinds["cold"] == 0 {
 				return nil
 			}
-			if _, _, err := s.runBody(ctx, name, map[string]string{"template": name, "code": l.probes[0].code}); err != nil {
+			if _, _, err := s.runBody(ctx, name, map[string]string{"template": name, "code": l.Probes[0].Code}); err != nil {
 				return err
 			}
 			continue

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io/fs"
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // The native rows time unsandboxed interpreter starts. The baseline
@@ -25,20 +27,20 @@ import (
 // interpreter in the notes ("rootfs python-…", "host"). With optional,
 // an interpreter that is missing or fails a probe's first start gives a
 // row without samples whose note says why, not an error.
-func nativeRows(ctx context.Context, l lang, mode, where string, n int, optional bool, start func(argv []string) *exec.Cmd) ([]stats.Row, error) {
+func nativeRows(ctx context.Context, l langs.Lang, mode, where string, n int, optional bool, start func(argv []string) *exec.Cmd) ([]stats.Row, error) {
 	var rows []stats.Row
-	version, err := output(ctx, start(append(l.native[:1:1], l.version...)))
+	version, err := output(ctx, start(append(l.Native[:1:1], l.Version...)))
 	if err != nil {
 		if !optional || ctx.Err() != nil {
-			return nil, fmt.Errorf("%s %s: %w", where, l.native[0], err)
+			return nil, fmt.Errorf("%s %s: %w", where, l.Native[0], err)
 		}
-		for _, p := range l.probes {
-			rows = append(rows, stats.Row{Lang: l.name, Probe: p.name, Mode: mode, Note: skipNote(where, l, err)})
+		for _, p := range l.Probes {
+			rows = append(rows, stats.Row{Lang: l.Name, Probe: p.Name, Mode: mode, Note: skipNote(where, l, err)})
 		}
 		return rows, nil
 	}
-	note := fmt.Sprintf("%s %s %s", where, l.name, strings.TrimSpace(version))
-	for _, p := range l.probes {
+	note := fmt.Sprintf("%s %s %s", where, l.Name, strings.TrimSpace(version))
+	for _, p := range l.Probes {
 		r, err := nativeRow(ctx, l, p, mode, n, start)
 		r.Note = note
 		if err != nil {
@@ -53,26 +55,26 @@ func nativeRows(ctx context.Context, l lang, mode, where string, n int, optional
 }
 
 // skipNote says why an optional row was not measured.
-func skipNote(where string, l lang, err error) string {
+func skipNote(where string, l langs.Lang, err error) string {
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Sprintf("skipped: no %s on the %s", l.native[0], where)
+		return fmt.Sprintf("skipped: no %s on the %s", l.Native[0], where)
 	}
 	return fmt.Sprintf("skipped: %v", err)
 }
 
 // nativeRow times n starts of the interpreter running p.
-func nativeRow(ctx context.Context, l lang, p probe, mode string, n int, start func(argv []string) *exec.Cmd) (stats.Row, error) {
-	r := stats.Row{Lang: l.name, Probe: p.name, Mode: mode}
-	argv := append(append([]string(nil), l.native...), p.code)
+func nativeRow(ctx context.Context, l langs.Lang, p langs.Probe, mode string, n int, start func(argv []string) *exec.Cmd) (stats.Row, error) {
+	r := stats.Row{Lang: l.Name, Probe: p.Name, Mode: mode}
+	argv := append(append([]string(nil), l.Native...), p.Code)
 	for i := -1; i < n; i++ {
 		begin := time.Now()
 		out, err := output(ctx, start(argv))
 		d := time.Since(begin)
-		if err == nil && !p.ok(out) {
+		if err == nil && !p.OK(out) {
 			err = fmt.Errorf("stdout %q", out)
 		}
 		if err != nil {
-			return r, fmt.Errorf("native %s %s: %w", l.name, p.name, err)
+			return r, fmt.Errorf("native %s %s: %w", l.Name, p.Name, err)
 		}
 		if i >= 0 {
 			r.Samples = append(r.Samples, stats.Sample{D: d, Counted: true})

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 )
 
 // The native RSS is what a template's interpreter holds in memory when it
@@ -78,7 +80,7 @@ func idlingProgram(language, warmup string) ([]string, error) {
 // resident memory of its interpreter idling after the warm-up.
 func nativeRSSPhase(ctx context.Context, o bench.Options, rep *report) error {
 	for _, name := range memTemplates {
-		t, l, err := templateLang(name)
+		t, l, err := langs.ForTemplate(name)
 		if err != nil {
 			return err
 		}
@@ -90,7 +92,7 @@ func nativeRSSPhase(ctx context.Context, o bench.Options, rep *report) error {
 		if err != nil {
 			return err
 		}
-		r := nativeRSS{Template: name, Note: fmt.Sprintf("%s from the rootfs: warm-up, then idle %s", l.native[0], nativeRSSSettle)}
+		r := nativeRSS{Template: name, Note: fmt.Sprintf("%s from the rootfs: warm-up, then idle %s", l.Native[0], nativeRSSSettle)}
 		err = inReadOnlyRoot(fs, func(root string) error {
 			// matplotlib's warm-up writes its cache under /tmp, which a
 			// sandbox has writable: so does this private view.
@@ -98,7 +100,7 @@ func nativeRSSPhase(ctx context.Context, o bench.Options, rep *report) error {
 				return fmt.Errorf("mounting a tmpfs on %s/tmp: %w", root, err)
 			}
 			for range o.NativeRSSN {
-				s, err := idleRSS(ctx, rootfsCommand(root, append([]string{l.native[0]}, tail...)), nativeRSSSettle)
+				s, err := idleRSS(ctx, rootfsCommand(root, append([]string{l.Native[0]}, tail...)), nativeRSSSettle)
 				if err != nil {
 					return fmt.Errorf("native RSS of %s: %w", name, err)
 				}

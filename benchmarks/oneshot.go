@@ -5,13 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // runResponse is the part of a POST /v1/run response the bench reads.
@@ -53,7 +55,7 @@ func (e errBusy) Error() string { return fmt.Sprintf("HTTP %d", e.status) }
 // has arrived.
 func (s *server) runOnce(ctx context.Context, language, code string) (runResponse, time.Duration, error) {
 	field := "language"
-	if _, ok := langByName(language); !ok {
+	if _, ok := langs.ByName(language); !ok {
 		// A template that is not named after its language (python-slim)
 		// is asked for by name; servers before templates could be named
 		// know only languages.
@@ -107,23 +109,23 @@ func retryAfter(v string) time.Duration {
 // started another way are kept but not counted; after 2n+2 attempts it
 // gives up and returns what it has. settle is a pause between runs that
 // lets the previous sandbox's teardown finish off the measured path.
-func (s *server) oneShotRow(ctx context.Context, l lang, p probe, mode string, n int, settle time.Duration) (stats.Row, error) {
+func (s *server) oneShotRow(ctx context.Context, l langs.Lang, p langs.Probe, mode string, n int, settle time.Duration) (stats.Row, error) {
 	want := map[string]string{stats.ModePool: "pool", stats.ModeRestore: "restore", stats.ModeCold: "cold", stats.ModeRuncPool: "pool", stats.ModeRuncCold: "cold"}[mode]
-	r := stats.Row{Lang: l.name, Probe: p.name, Mode: mode}
+	r := stats.Row{Lang: l.Name, Probe: p.Name, Mode: mode}
 	for attempt := 0; len(r.Counted()) < n && attempt < 2*n+2; attempt++ {
 		if mode == stats.ModePool || mode == stats.ModeRuncPool {
-			if err := s.awaitFull(ctx, l.name); err != nil {
+			if err := s.awaitFull(ctx, l.Name); err != nil {
 				return r, err
 			}
 		} else if err := bench.Sleep(ctx, settle); err != nil {
 			return r, err
 		}
-		resp, d, err := s.runOnce(ctx, l.name, p.code)
+		resp, d, err := s.runOnce(ctx, l.Name, p.Code)
 		if err != nil {
 			return r, err
 		}
-		if resp.Reason != "ok" || !p.ok(resp.Stdout) {
-			return r, fmt.Errorf("%s %s (%s): reason %q, stdout %q, stderr %q", l.name, p.name, mode, resp.Reason, resp.Stdout, resp.Stderr)
+		if resp.Reason != "ok" || !p.OK(resp.Stdout) {
+			return r, fmt.Errorf("%s %s (%s): reason %q, stdout %q, stderr %q", l.Name, p.Name, mode, resp.Reason, resp.Stdout, resp.Stderr)
 		}
 		kind := resp.startKind()
 		t := resp.Timing
@@ -138,16 +140,16 @@ func (s *server) oneShotRow(ctx context.Context, l lang, p probe, mode string, n
 // awaitRestores runs p until a run is served by a restore, so that the
 // measured runs do not race the server's first snapshot build. It fails
 // when the snapshot failed or no run was restored within timeout.
-func (s *server) awaitRestores(ctx context.Context, l lang, p probe, timeout time.Duration) error {
+func (s *server) awaitRestores(ctx context.Context, l langs.Lang, p langs.Probe, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	state, last := "", ""
 	for time.Now().Before(deadline) {
 		if m, err := s.poolMetrics(ctx); err == nil {
-			if state = snapshotState(m, l.name); state == "failed" {
+			if state = snapshotState(m, l.Name); state == "failed" {
 				break
 			}
 		}
-		resp, _, err := s.runOnce(ctx, l.name, p.code)
+		resp, _, err := s.runOnce(ctx, l.Name, p.Code)
 		if err != nil {
 			return err
 		}
@@ -158,5 +160,5 @@ func (s *server) awaitRestores(ctx context.Context, l lang, p probe, timeout tim
 			return err
 		}
 	}
-	return fmt.Errorf("no %s run was restored from a snapshot (snapshot state %q, last start %q)", l.name, state, last)
+	return fmt.Errorf("no %s run was restored from a snapshot (snapshot state %q, last start %q)", l.Name, state, last)
 }

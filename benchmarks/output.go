@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // writeFile writes what render produces to path, creating its directory.
@@ -153,8 +155,8 @@ func writeCSV(w io.Writer, rep report) error {
 	}
 	for _, t := range rep.Throughput {
 		probe := ""
-		if l, ok := langByName(t.Lang); ok {
-			probe = l.probes[0].name
+		if l, ok := langs.ByName(t.Lang); ok {
+			probe = l.Probes[0].Name
 		}
 		for i, d := range t.Latencies {
 			line("throughput_run", t.Lang, probe, t.Target, i, stats.MS(d), "ms", true, "", "", nil, 0)

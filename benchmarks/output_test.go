@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 func testReport() report {

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"os/exec"
 	"slices"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // restoreTimeout bounds the wait for a server's first restore: its
@@ -15,31 +17,12 @@ import (
 // checkpoint).
 const restoreTimeout = 3 * time.Minute
 
-// langNames returns the names of ls.
-func langNames(ls []lang) []string {
-	var out []string
-	for _, l := range ls {
-		out = append(out, l.name)
-	}
-	return out
-}
-
-func snapshotted() []lang {
-	var out []lang
-	for _, l := range langs {
-		if l.snapshotted {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 // nativePhase times each template's own interpreter from its root
 // filesystem (the baseline), then the host's at the same path where the
 // host can run the probes.
 func nativePhase(ctx context.Context, o bench.Options, rep *report) error {
-	for _, l := range langs {
-		fs, err := templateRootfs(o.Cache, l.name)
+	for _, l := range langs.All {
+		fs, err := templateRootfs(o.Cache, l.Name)
 		if err != nil {
 			return err
 		}
@@ -93,22 +76,22 @@ func (rs *rawRuntimes) get(name string) (*rawRuntime, error) {
 
 // image checkpoints l's waiting interpreter after the template's warm-up,
 // once.
-func (rs *rawRuntimes) image(ctx context.Context, l lang) (*rawRuntime, *rawImage, error) {
-	rt, err := rs.get(l.name)
+func (rs *rawRuntimes) image(ctx context.Context, l langs.Lang) (*rawRuntime, *rawImage, error) {
+	rt, err := rs.get(l.Name)
 	if err != nil {
 		return nil, nil, err
 	}
-	if img, ok := rs.images[l.name]; ok {
+	if img, ok := rs.images[l.Name]; ok {
 		return rt, img, nil
 	}
-	img, err := rt.checkpoint(ctx, l.sandboxed(waitingProgram(rt.warmup)))
+	img, err := rt.checkpoint(ctx, l.Sandboxed(waitingProgram(rt.warmup)))
 	if err != nil {
 		return nil, nil, err
 	}
 	if rs.images == nil {
 		rs.images = map[string]*rawImage{}
 	}
-	rs.images[l.name] = img
+	rs.images[l.Name] = img
 	return rt, img, nil
 }
 
@@ -121,26 +104,26 @@ func (rs *rawRuntimes) close() {
 // rawPhase times raw `runsc run`s of every probe and, for snapshotted
 // templates, raw restores of the template's checkpointed interpreter.
 func rawPhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report) error {
-	for _, l := range langs {
-		rt, err := rs.get(l.name)
+	for _, l := range langs.All {
+		rt, err := rs.get(l.Name)
 		if err != nil {
 			return err
 		}
-		for _, p := range l.probes {
+		for _, p := range l.Probes {
 			r, err := rawRow(ctx, rt, l, p, o.RawN)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
 			}
 		}
-		if !l.snapshotted {
+		if !l.Snapshotted {
 			continue
 		}
 		rt, img, err := rs.image(ctx, l)
 		if err != nil {
 			return err
 		}
-		for _, p := range l.probes {
+		for _, p := range l.Probes {
 			r, err := rawRestoreRow(ctx, rt, img, l, p, o.RawN)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
@@ -156,32 +139,32 @@ func rawPhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report
 // idle pool, warm runs back to back, sessions, then the memory of the
 // idle pools.
 func pooledPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "pooled", templates: langNames(langs), pool: o.Pool, snapshots: true})
+	s, err := startServer(ctx, o, serverConfig{name: "pooled", templates: langs.Names(langs.All), pool: o.Pool, snapshots: true})
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
-	for _, l := range langs {
-		if l.snapshotted {
+	for _, l := range langs.All {
+		if l.Snapshotted {
 			if err := s.awaitRestoredPool(ctx, l, restoreTimeout); err != nil {
 				return err
 			}
 		}
 		// One unmeasured run per language: first-use costs on both sides.
-		if err := s.awaitFull(ctx, l.name); err != nil {
+		if err := s.awaitFull(ctx, l.Name); err != nil {
 			return err
 		}
-		if _, _, err := s.runOnce(ctx, l.name, l.probes[0].code); err != nil {
+		if _, _, err := s.runOnce(ctx, l.Name, l.Probes[0].Code); err != nil {
 			return err
 		}
-		for _, p := range l.probes {
+		for _, p := range l.Probes {
 			r, err := s.oneShotRow(ctx, l, p, stats.ModePool, o.WarmN, 0)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
 			}
 		}
-		for _, p := range l.probes {
+		for _, p := range l.Probes {
 			r, err := s.busyRow(ctx, l, p, o.BusyN, o.BusyInterval)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
@@ -189,7 +172,7 @@ func pooledPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *repor
 			}
 		}
 	}
-	for _, l := range langs {
+	for _, l := range langs.All {
 		r, err := s.sessionRow(ctx, l, o.SessionN)
 		rep.Rows = append(rep.Rows, r)
 		if err != nil {
@@ -218,8 +201,8 @@ func shippedPhase(ctx context.Context, o bench.Options, rep *report) (err error)
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
 	for _, name := range o.ThroughputLangs {
-		l, _ := langByName(name)
-		if l.snapshotted {
+		l, _ := langs.ByName(name)
+		if l.Snapshotted {
 			if err := s.awaitRestoredPool(ctx, l, restoreTimeout); err != nil {
 				return err
 			}
@@ -237,28 +220,28 @@ func shippedPhase(ctx context.Context, o bench.Options, rep *report) (err error)
 // restorePhase runs with no pool and snapshots on: every run of a
 // snapshotted template restores on the request path.
 func restorePhase(ctx context.Context, o bench.Options, rep *report) (err error) {
-	for _, l := range langs {
-		if !l.snapshotted {
-			for _, p := range l.probes {
-				rep.Rows = append(rep.Rows, stats.Row{Lang: l.name, Probe: p.name, Mode: stats.ModeRestore,
+	for _, l := range langs.All {
+		if !l.Snapshotted {
+			for _, p := range l.Probes {
+				rep.Rows = append(rep.Rows, stats.Row{Lang: l.Name, Probe: p.Name, Mode: stats.ModeRestore,
 					Note: "n/a: not snapshotted (V8 and OpenSSL state can't be reseeded)"})
 			}
 		}
 	}
-	ls := snapshotted()
+	ls := langs.Snapshotted()
 	if len(ls) == 0 {
 		return nil
 	}
-	s, err := startServer(ctx, o, serverConfig{name: "restore", templates: langNames(ls), pool: 0, snapshots: true})
+	s, err := startServer(ctx, o, serverConfig{name: "restore", templates: langs.Names(ls), pool: 0, snapshots: true})
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
 	for _, l := range ls {
-		if err := s.awaitRestores(ctx, l, l.probes[0], restoreTimeout); err != nil {
+		if err := s.awaitRestores(ctx, l, l.Probes[0], restoreTimeout); err != nil {
 			return err
 		}
-		for _, p := range l.probes {
+		for _, p := range l.Probes {
 			r, err := s.oneShotRow(ctx, l, p, stats.ModeRestore, o.RestoreN, o.Settle)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
@@ -272,13 +255,13 @@ func restorePhase(ctx context.Context, o bench.Options, rep *report) (err error)
 // coldPhase runs with no pool and no snapshots: every run starts a
 // sandbox, warm-up included, on the request path.
 func coldPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "cold", templates: langNames(langs), pool: 0, snapshots: false})
+	s, err := startServer(ctx, o, serverConfig{name: "cold", templates: langs.Names(langs.All), pool: 0, snapshots: false})
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
-	for _, l := range langs {
-		for _, p := range l.probes {
+	for _, l := range langs.All {
+		for _, p := range l.Probes {
 			r, err := s.oneShotRow(ctx, l, p, stats.ModeCold, o.ColdN, o.Settle)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
@@ -292,11 +275,11 @@ func coldPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
 // coldMemoryPhase fills python pools by cold starts, to compare their
 // memory with restored ones.
 func coldMemoryPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report) (err error) {
-	ls := snapshotted()
+	ls := langs.Snapshotted()
 	if len(ls) == 0 || o.Pool == 0 || rep.MemoryNote != "" {
 		return nil
 	}
-	s, err := startServer(ctx, o, serverConfig{name: "cold pooled", templates: langNames(ls), pool: o.Pool, snapshots: false})
+	s, err := startServer(ctx, o, serverConfig{name: "cold pooled", templates: langs.Names(ls), pool: o.Pool, snapshots: false})
 	if err != nil {
 		return err
 	}
@@ -312,8 +295,8 @@ func coldMemoryPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *r
 // cold rate as well: the target in docs/architecture.md is against it.
 func rawRatePhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report) error {
 	for _, name := range o.ThroughputLangs {
-		l, _ := langByName(name)
-		if l.snapshotted {
+		l, _ := langs.ByName(name)
+		if l.Snapshotted {
 			rt, img, err := rs.image(ctx, l)
 			if err != nil {
 				return err
@@ -328,17 +311,17 @@ func rawRatePhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *re
 			rep.Throughput = append(rep.Throughput, t)
 		}
 		if slices.ContainsFunc(rep.Throughput, func(t throughput) bool {
-			return t.Lang == l.name && t.Target == targetRaw && t.Concurrency == o.ThroughputConcurrency
+			return t.Lang == l.Name && t.Target == targetRaw && t.Concurrency == o.ThroughputConcurrency
 		}) {
 			continue // the steady phase measured it
 		}
-		rt, err := rs.get(l.name)
+		rt, err := rs.get(l.Name)
 		if err != nil {
 			return err
 		}
 		bench.Progress("%s raw runsc run rate for %s", name, o.ThroughputDuration)
 		t, err := rawRate(ctx, l, targetRaw, o.ThroughputConcurrency, o.ThroughputDuration, func(ctx context.Context, code string) (rawResult, error) {
-			return rt.run(ctx, l.sandboxed(code))
+			return rt.run(ctx, l.Sandboxed(code))
 		})
 		if err != nil {
 			return err
@@ -354,17 +337,17 @@ func sortRows(rows []stats.Row) {
 	modes := []string{stats.ModeNative, stats.ModeHost, stats.ModeRaw, stats.ModeRawRestore, stats.ModeCold, stats.ModeRestore, stats.ModePool, stats.ModeBusy, stats.ModeRuncCold, stats.ModeRuncPool,
 		stats.ModeSession, stats.ModeRuncSession}
 	langIdx := func(name string) int {
-		return slices.IndexFunc(langs, func(l lang) bool { return l.name == name })
+		return slices.IndexFunc(langs.All, func(l langs.Lang) bool { return l.Name == name })
 	}
 	probeIdx := func(r stats.Row) int {
-		l, ok := langByName(r.Lang)
+		l, ok := langs.ByName(r.Lang)
 		if !ok {
 			return 0
 		}
-		if i := slices.IndexFunc(l.probes, func(p probe) bool { return p.name == r.Probe }); i >= 0 {
+		if i := slices.IndexFunc(l.Probes, func(p langs.Probe) bool { return p.Name == r.Probe }); i >= 0 {
 			return i
 		}
-		return len(l.probes)
+		return len(l.Probes)
 	}
 	slices.SortStableFunc(rows, func(a, b stats.Row) int {
 		if isSession(a.Mode) || isSession(b.Mode) {

@@ -1,6 +1,8 @@
 package main
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestQuietNeedsFullPoolsAndNoStarts(t *testing.T) {
 	state := func(target, ready, starting, kernelsStarting int) poolState {

@@ -6,13 +6,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // A raw restore is the baseline of Paddock's restores: a container of the
@@ -203,15 +205,15 @@ func (rt *rawRuntime) restore(ctx context.Context, img *rawImage, code string) (
 }
 
 // rawRestoreRow times n raw restores running p.
-func rawRestoreRow(ctx context.Context, rt *rawRuntime, img *rawImage, l lang, p probe, n int) (stats.Row, error) {
-	r := stats.Row{Lang: l.name, Probe: p.name, Mode: stats.ModeRawRestore}
+func rawRestoreRow(ctx context.Context, rt *rawRuntime, img *rawImage, l langs.Lang, p langs.Probe, n int) (stats.Row, error) {
+	r := stats.Row{Lang: l.Name, Probe: p.Name, Mode: stats.ModeRawRestore}
 	for range n {
-		res, err := rt.restore(ctx, img, p.code)
+		res, err := rt.restore(ctx, img, p.Code)
 		if err != nil {
 			return r, err
 		}
-		if !p.ok(res.Stdout) {
-			return r, fmt.Errorf("raw restore %s %s: stdout %q", l.name, p.name, res.Stdout)
+		if !p.OK(res.Stdout) {
+			return r, fmt.Errorf("raw restore %s %s: stdout %q", l.Name, p.Name, res.Stdout)
 		}
 		r.Samples = append(r.Samples, stats.Sample{D: res.Total, Counted: true, Delete: res.Delete})
 	}

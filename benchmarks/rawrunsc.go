@@ -16,6 +16,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"github.com/paddock-dev/paddock/rootfs"
 	"github.com/paddock-dev/paddock/runner"
@@ -170,16 +171,16 @@ func (rt *rawRuntime) close() {
 }
 
 // rawRow times n raw `runsc run` + `runsc delete` of p.
-func rawRow(ctx context.Context, rt *rawRuntime, l lang, p probe, n int) (stats.Row, error) {
-	r := stats.Row{Lang: l.name, Probe: p.name, Mode: stats.ModeRaw}
-	argv := l.sandboxed(p.code)
+func rawRow(ctx context.Context, rt *rawRuntime, l langs.Lang, p langs.Probe, n int) (stats.Row, error) {
+	r := stats.Row{Lang: l.Name, Probe: p.Name, Mode: stats.ModeRaw}
+	argv := l.Sandboxed(p.Code)
 	for range n {
 		res, err := rt.run(ctx, argv)
 		if err != nil {
 			return r, err
 		}
-		if !p.ok(res.Stdout) {
-			return r, fmt.Errorf("raw runsc %s %s: stdout %q", l.name, p.name, res.Stdout)
+		if !p.OK(res.Stdout) {
+			return r, fmt.Errorf("raw runsc %s %s: stdout %q", l.Name, p.Name, res.Stdout)
 		}
 		r.Samples = append(r.Samples, stats.Sample{D: res.Total, Counted: true, Delete: res.Delete})
 	}

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // runcPhase measures the runc runtime the way the gVisor phases measure
@@ -22,20 +24,20 @@ func runcPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report)
 }
 
 func runcPooled(ctx context.Context, o bench.Options, cg memCgroups, rep *report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "runc pooled", templates: langNames(langs), pool: o.Pool, runtime: "runc"})
+	s, err := startServer(ctx, o, serverConfig{name: "runc pooled", templates: langs.Names(langs.All), pool: o.Pool, runtime: "runc"})
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
-	for _, l := range langs {
-		if err := s.awaitFull(ctx, l.name); err != nil {
+	for _, l := range langs.All {
+		if err := s.awaitFull(ctx, l.Name); err != nil {
 			return err
 		}
 		// One unmeasured run per language: first-use costs on both sides.
-		if _, _, err := s.runOnce(ctx, l.name, l.probes[0].code); err != nil {
+		if _, _, err := s.runOnce(ctx, l.Name, l.Probes[0].Code); err != nil {
 			return err
 		}
-		for _, p := range l.probes {
+		for _, p := range l.Probes {
 			r, err := s.oneShotRow(ctx, l, p, stats.ModeRuncPool, o.WarmN, 0)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
@@ -43,7 +45,7 @@ func runcPooled(ctx context.Context, o bench.Options, cg memCgroups, rep *report
 			}
 		}
 	}
-	for _, l := range langs {
+	for _, l := range langs.All {
 		r, err := s.sessionRow(ctx, l, o.SessionN)
 		r.Mode = stats.ModeRuncSession
 		rep.Rows = append(rep.Rows, r)
@@ -65,13 +67,13 @@ func runcPooled(ctx context.Context, o bench.Options, cg memCgroups, rep *report
 }
 
 func runcCold(ctx context.Context, o bench.Options, rep *report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "runc cold", templates: langNames(langs), pool: 0, runtime: "runc"})
+	s, err := startServer(ctx, o, serverConfig{name: "runc cold", templates: langs.Names(langs.All), pool: 0, runtime: "runc"})
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
-	for _, l := range langs {
-		for _, p := range l.probes {
+	for _, l := range langs.All {
+		for _, p := range l.Probes {
 			r, err := s.oneShotRow(ctx, l, p, stats.ModeRuncCold, o.ColdN, o.Settle)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
@@ -92,7 +94,7 @@ func runcThroughput(ctx context.Context, o bench.Options, rep *report) (err erro
 	}
 	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
 	for _, name := range o.ThroughputLangs {
-		l, _ := langByName(name)
+		l, _ := langs.ByName(name)
 		bench.Progress("%s one-shot throughput on runc for %s", name, o.ThroughputDuration)
 		t, err := s.paddockRate(ctx, l, o.ThroughputConcurrency, o.ThroughputDuration)
 		t.Target = targetRunc
@@ -145,16 +147,16 @@ func runcHeadlines(rows []stats.Row, tps []throughput, mems []memRow) []headline
 		r, _ := stats.FindRow(rows, l, p, mode)
 		return r.P50()
 	}
-	for _, l := range langs {
-		p := l.probes[0]
-		if v, ok := stats.Ratio(p50(l.name, p.name, stats.ModeCold), p50(l.name, p.name, stats.ModeRuncCold)); ok {
-			out = append(out, untargeted(fmt.Sprintf("%s `%s`: cold start p50, gVisor ÷ runc", l.name, p.name), v, "x"))
+	for _, l := range langs.All {
+		p := l.Probes[0]
+		if v, ok := stats.Ratio(p50(l.Name, p.Name, stats.ModeCold), p50(l.Name, p.Name, stats.ModeRuncCold)); ok {
+			out = append(out, untargeted(fmt.Sprintf("%s `%s`: cold start p50, gVisor ÷ runc", l.Name, p.Name), v, "x"))
 		}
-		if v, ok := stats.Ratio(p50(l.name, p.name, stats.ModePool), p50(l.name, p.name, stats.ModeRuncPool)); ok {
-			out = append(out, untargeted(fmt.Sprintf("%s `%s`: warm one-shot p50, gVisor ÷ runc", l.name, p.name), v, "x"))
+		if v, ok := stats.Ratio(p50(l.Name, p.Name, stats.ModePool), p50(l.Name, p.Name, stats.ModeRuncPool)); ok {
+			out = append(out, untargeted(fmt.Sprintf("%s `%s`: warm one-shot p50, gVisor ÷ runc", l.Name, p.Name), v, "x"))
 		}
-		if v, ok := stats.Ratio(p50(l.name, l.expr, stats.ModeSession), p50(l.name, l.expr, stats.ModeRuncSession)); ok {
-			out = append(out, untargeted(fmt.Sprintf("%s session `%s` round trip p50, gVisor ÷ runc", l.name, l.expr), v, "x"))
+		if v, ok := stats.Ratio(p50(l.Name, l.Expr, stats.ModeSession), p50(l.Name, l.Expr, stats.ModeRuncSession)); ok {
+			out = append(out, untargeted(fmt.Sprintf("%s session `%s` round trip p50, gVisor ÷ runc", l.Name, l.Expr), v, "x"))
 		}
 	}
 	rates := map[string]map[string]float64{}
@@ -164,17 +166,17 @@ func runcHeadlines(rows []stats.Row, tps []throughput, mems []memRow) []headline
 		}
 		rates[t.Lang][t.Target] = t.rate()
 	}
-	for _, l := range langs {
-		if r := rates[l.name]; r[targetPaddock] > 0 && r[targetRunc] > 0 {
-			out = append(out, untargeted(fmt.Sprintf("%s one-shot throughput, gVisor ÷ runc (below 1: runc serves more)", l.name), r[targetPaddock]/r[targetRunc], "x"))
+	for _, l := range langs.All {
+		if r := rates[l.Name]; r[targetPaddock] > 0 && r[targetRunc] > 0 {
+			out = append(out, untargeted(fmt.Sprintf("%s one-shot throughput, gVisor ÷ runc (below 1: runc serves more)", l.Name), r[targetPaddock]/r[targetRunc], "x"))
 		}
 	}
 	usage := func(s memSample) uint64 { return s.Usage }
-	for _, l := range langs {
+	for _, l := range langs.All {
 		var gv, rc []memRow
 		for _, m := range mems {
 			switch {
-			case m.Lang != l.name || len(m.Samples) == 0:
+			case m.Lang != l.Name || len(m.Samples) == 0:
 			case m.Start == "runc":
 				rc = append(rc, m)
 			case strings.HasPrefix(m.Server, "pooled"):
@@ -182,7 +184,7 @@ func runcHeadlines(rows []stats.Row, tps []throughput, mems []memRow) []headline
 			}
 		}
 		if len(gv) == 1 && len(rc) == 1 && rc[0].meanMB(usage) > 0 {
-			out = append(out, untargeted(fmt.Sprintf("%s idle pooled sandbox host memory (gVisor made by %s), gVisor ÷ runc", l.name, gv[0].Start),
+			out = append(out, untargeted(fmt.Sprintf("%s idle pooled sandbox host memory (gVisor made by %s), gVisor ÷ runc", l.Name, gv[0].Start),
 				gv[0].meanMB(usage)/rc[0].meanMB(usage), "x"))
 		}
 	}

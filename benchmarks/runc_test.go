@@ -1,10 +1,11 @@
 package main
 
 import (
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"math"
 	"testing"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 func TestRuncHeadlines(t *testing.T) {

@@ -5,20 +5,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // sessionRow opens a session of l and times n executions of l.expr
 // through HTTP, after l.setup. The session is deleted before it returns.
-func (s *server) sessionRow(ctx context.Context, l lang, n int) (stats.Row, error) {
-	r := stats.Row{Lang: l.name, Probe: l.expr, Mode: stats.ModeSession}
+func (s *server) sessionRow(ctx context.Context, l langs.Lang, n int) (stats.Row, error) {
+	r := stats.Row{Lang: l.Name, Probe: l.Expr, Mode: stats.ModeSession}
 	var created struct {
 		ID string `json:"id"`
 	}
-	if err := s.postJSON(ctx, "/v1/sessions", map[string]any{"language": l.name}, http.StatusCreated, &created); err != nil {
+	if err := s.postJSON(ctx, "/v1/sessions", map[string]any{"language": l.Name}, http.StatusCreated, &created); err != nil {
 		return r, err
 	}
 	defer func() {
@@ -27,7 +29,7 @@ func (s *server) sessionRow(ctx context.Context, l lang, n int) (stats.Row, erro
 			resp.Body.Close()
 		}
 	}()
-	if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": l.setup}, http.StatusOK, nil); err != nil {
+	if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": l.Setup}, http.StatusOK, nil); err != nil {
 		return r, err
 	}
 	// The target is for an idle machine: the session's own create started
@@ -40,12 +42,12 @@ func (s *server) sessionRow(ctx context.Context, l lang, n int) (stats.Row, erro
 			Status string `json:"status"`
 		}
 		start := time.Now()
-		if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": l.expr}, http.StatusOK, &resp); err != nil {
+		if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": l.Expr}, http.StatusOK, &resp); err != nil {
 			return r, err
 		}
 		r.Samples = append(r.Samples, stats.Sample{D: time.Since(start), Counted: true})
 		if resp.Status != "ok" {
-			return r, fmt.Errorf("%s in %s: status %q", l.expr, l.name, resp.Status)
+			return r, fmt.Errorf("%s in %s: status %q", l.Expr, l.Name, resp.Status)
 		}
 	}
 	return r, nil

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"net/http"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // A new session's start: POST /v1/sessions, then the first execute of
@@ -42,7 +44,7 @@ func sessionStartPhase(ctx context.Context, o bench.Options, rep *report) (err e
 		return err
 	}
 	defer func() { err = errors.Join(err, premade.finish(ctx, rep)) }()
-	py, _ := langByName("python")
+	py, _ := langs.ByName("python")
 	for _, s := range []*server{open, premade} {
 		if err := s.awaitRestoredPool(ctx, py, restoreTimeout); err != nil {
 			return err

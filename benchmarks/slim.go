@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +12,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // The python / python-slim comparison: one image, two warm-ups. It runs

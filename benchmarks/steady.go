@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // The steady-state phase: a closed loop of one-shot runs against a server
@@ -97,7 +99,7 @@ func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *rep
 	raws := map[string]steadyPoint{}    // by language and clients
 	empties := map[string]steadyPoint{} // by language
 	for _, t := range ts {
-		l, _ := langByName(t.language)
+		l, _ := langs.ByName(t.language)
 		if o.SteadyRaw && o.SteadyEmpty && len(o.SteadyClients) > 0 {
 			// Empty sandboxes, once per language at the highest client
 			// count: the ceiling of one sandbox per run.
@@ -122,7 +124,7 @@ func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *rep
 			}
 			stream := func(i int64) ([]string, string) {
 				code, want, _ := steadyCode(t.language, i)
-				return l.sandboxed(code), want
+				return l.Sandboxed(code), want
 			}
 			if err := s.sharedRawPoint(ctx, o, rs, ts, t, l, raws, fmt.Sprintf("%s/%d", t.language, c), targetRaw, c, stream, rep); err != nil {
 				return err
@@ -136,7 +138,7 @@ func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *rep
 // at clients: a copy of the one stored under key in measured when it was
 // of a template with the same language and limits (the same runs raw),
 // else a new one, measured once t's pool is refilled and then stored.
-func (s *server) sharedRawPoint(ctx context.Context, o bench.Options, rs *rawRuntimes, ts []steadyTemplate, t steadyTemplate, l lang,
+func (s *server) sharedRawPoint(ctx context.Context, o bench.Options, rs *rawRuntimes, ts []steadyTemplate, t steadyTemplate, l langs.Lang,
 	measured map[string]steadyPoint, key, target string, clients int, argv func(int64) ([]string, string), rep *report) error {
 	if p, ok := measured[key]; ok && sameRawLimits(ts, p.Template, t.name) {
 		p.RawOf, p.Template = p.Template, t.name
@@ -179,7 +181,7 @@ func (s *server) steadyTemplates(ctx context.Context, want []string) ([]steadyTe
 		if _, _, ok := steadyCode(p.Language, 0); !ok {
 			return nil, fmt.Errorf("template %s: no steady stream for language %q", name, p.Language)
 		}
-		if _, ok := langByName(p.Language); !ok {
+		if _, ok := langs.ByName(p.Language); !ok {
 			return nil, fmt.Errorf("template %s: unknown language %q", name, p.Language)
 		}
 		out = append(out, steadyTemplate{name: name, language: p.Language, snapshot: p.Pool.Snapshot, limits: string(p.Limits)})
@@ -195,17 +197,17 @@ func (s *server) steadyTemplates(ctx context.Context, want []string) ([]steadyTe
 
 // awaitSteady waits until t's pool is full, of restored sandboxes when t
 // is snapshotted, so that each point starts from the same state.
-func (s *server) awaitSteady(ctx context.Context, t steadyTemplate, l lang) error {
+func (s *server) awaitSteady(ctx context.Context, t steadyTemplate, l langs.Lang) error {
 	if t.snapshot == "off" {
 		return s.awaitFull(ctx, t.name)
 	}
-	if _, ok := langByName(t.name); !ok {
+	if _, ok := langs.ByName(t.name); !ok {
 		// Bundles name their language, not their template, so the pool of
 		// a template named otherwise (python-slim) is read from the
 		// listing: its snapshot ready and used, then the pool full.
 		return s.awaitRestoredListing(ctx, t.name, restoreTimeout)
 	}
-	l.name = t.name
+	l.Name = t.name
 	return s.awaitRestoredPool(ctx, l, restoreTimeout)
 }
 

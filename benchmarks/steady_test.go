@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
-	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"image/png"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 )
 
 // steadyFixture is python at 1, 2 and 16 clients on Paddock and raw.

@@ -3,13 +3,14 @@ package main
 import (
 	"encoding/csv"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // The targets the steady phase checks (docs/architecture.md).

@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // report is everything one bench run measured.

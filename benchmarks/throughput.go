@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"sync"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 )
 
 // Targets of a throughput measurement.
@@ -173,30 +175,30 @@ func busyPauseFor(b errBusy) time.Duration {
 
 // paddockRate measures one-shot runs of l's trivial probe against s,
 // counting the sandboxes s makes meanwhile by how it makes them.
-func (s *server) paddockRate(ctx context.Context, l lang, conc int, dur time.Duration) (throughput, error) {
-	p := l.probes[0]
-	if err := s.awaitFull(ctx, l.name); err != nil {
+func (s *server) paddockRate(ctx context.Context, l langs.Lang, conc int, dur time.Duration) (throughput, error) {
+	p := l.Probes[0]
+	if err := s.awaitFull(ctx, l.Name); err != nil {
 		return throughput{}, err
 	}
-	before, err := s.madeCounts(ctx, l.name)
+	before, err := s.madeCounts(ctx, l.Name)
 	if err != nil {
 		return throughput{}, err
 	}
 	t, err := measureRate(ctx, conc, dur, func(ctx context.Context) (string, time.Duration, error) {
-		resp, d, err := s.runOnce(ctx, l.name, p.code)
+		resp, d, err := s.runOnce(ctx, l.Name, p.Code)
 		if err != nil {
 			return "", d, err
 		}
-		if resp.Reason != "ok" || !p.ok(resp.Stdout) {
-			return "", d, fmt.Errorf("%s %s: reason %q, stdout %q", l.name, p.name, resp.Reason, resp.Stdout)
+		if resp.Reason != "ok" || !p.OK(resp.Stdout) {
+			return "", d, fmt.Errorf("%s %s: reason %q, stdout %q", l.Name, p.Name, resp.Reason, resp.Stdout)
 		}
 		return resp.startKind(), d, nil
 	})
-	t.Lang, t.Target = l.name, targetPaddock
+	t.Lang, t.Target = l.Name, targetPaddock
 	if err != nil {
 		return t, err
 	}
-	after, err := s.madeCounts(ctx, l.name)
+	after, err := s.madeCounts(ctx, l.Name)
 	if err != nil {
 		return t, err
 	}
@@ -212,15 +214,15 @@ func (s *server) paddockRate(ctx context.Context, l lang, conc int, dur time.Dur
 // rawRate measures raw runs of l's trivial probe, each done by once and
 // deleted: the rate gVisor itself allows on this machine under Paddock's
 // limits.
-func rawRate(ctx context.Context, l lang, target string, conc int, dur time.Duration, once func(ctx context.Context, code string) (rawResult, error)) (throughput, error) {
-	p := l.probes[0]
+func rawRate(ctx context.Context, l langs.Lang, target string, conc int, dur time.Duration, once func(ctx context.Context, code string) (rawResult, error)) (throughput, error) {
+	p := l.Probes[0]
 	t, err := measureRate(ctx, conc, dur, func(ctx context.Context) (string, time.Duration, error) {
-		res, err := once(ctx, p.code)
-		if err == nil && !p.ok(res.Stdout) {
-			err = fmt.Errorf("%s %s: stdout %q", target, l.name, res.Stdout)
+		res, err := once(ctx, p.Code)
+		if err == nil && !p.OK(res.Stdout) {
+			err = fmt.Errorf("%s %s: stdout %q", target, l.Name, res.Stdout)
 		}
 		return "", res.Total, err
 	})
-	t.Lang, t.Target = l.name, target
+	t.Lang, t.Target = l.Name, target
 	return t, err
 }
