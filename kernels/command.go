@@ -53,12 +53,12 @@ func (m *Manager) Command(ctx context.Context, owner, id string, o CommandOption
 	if err != nil {
 		return runner.CommandResult{}, err
 	}
-	s, err := m.pin(owner, id)
+	s, l, err := m.pin(owner, id)
 	if err != nil {
 		return runner.CommandResult{}, err
 	}
 	defer m.unpin(s)
-	c, ok := s.k.(runner.Commander)
+	c, ok := l.k.(runner.Commander)
 	if !ok {
 		return runner.CommandResult{}, fmt.Errorf("running a command in session %s: %w", s.id, runner.ErrNotSupported)
 	}

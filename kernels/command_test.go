@@ -178,9 +178,14 @@ func TestCommandCallerGone(t *testing.T) {
 	}
 }
 
+// A command whose kernel dies fails with ErrKernelRestarting; the next
+// runs on the fresh kernel. Once no fresh kernel can be had the session
+// is lost.
 func TestCommandKernelLost(t *testing.T) {
 	b := &blockingCommands{release: make(chan struct{})}
-	f := newFixture(t, &runnertest.Runtime{KernelFunc: b.hook}, kernels.Config{})
+	rt := &runnertest.Runtime{KernelFunc: b.hook}
+	refuse := refuseStarts(rt)
+	f := newFixture(t, rt, kernels.Config{})
 	info := f.create(t, "", kernels.CreateOptions{})
 	errs := make(chan error, 1)
 	go func() {
@@ -189,9 +194,20 @@ func TestCommandKernelLost(t *testing.T) {
 	}()
 	waitFor(t, "the command to run", func() bool { return b.count() == 1 })
 	f.kernel(t, info).Lose()
-	if err := <-errs; !errors.Is(err, kernels.ErrSessionLost) {
-		t.Errorf("Command = %v, want ErrSessionLost", err)
+	if err := <-errs; !errors.Is(err, kernels.ErrKernelRestarting) {
+		t.Errorf("Command = %v, want ErrKernelRestarting", err)
 	}
+	waitFor(t, "a fresh kernel", func() bool {
+		got, _ := f.m.Get("", info.ID)
+		return got.Restarts == 1 && got.State == kernels.StateIdle
+	})
+	close(b.release)
+	if res, err := f.m.Command(t.Context(), "", info.ID, kernels.CommandOptions{Argv: []string{"true"}}, nil); err != nil || res.Reason != runner.ReasonOK {
+		t.Errorf("a command on the fresh kernel: %+v, %v; want ok", res, err)
+	}
+
+	info, _ = f.m.Get("", info.ID)
+	f.lose(t, refuse, "", info)
 	if _, err := f.m.Command(t.Context(), "", info.ID, kernels.CommandOptions{Argv: []string{"true"}}, nil); !errors.Is(err, kernels.ErrSessionLost) {
 		t.Errorf("a command in a lost session: %v, want ErrSessionLost", err)
 	}

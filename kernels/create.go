@@ -43,26 +43,30 @@ func (m *Manager) Create(ctx context.Context, owner string, o CreateOptions) (In
 		return Info{}, err
 	}
 	defer m.creating.Done()
-	s, err := m.open(ctx, owner, o, ttl)
+	l, err := m.open(ctx, owner, o.Template, o.Env, o.Limits)
 
 	m.mu.Lock()
 	m.pending--
 	if err == nil && m.closed {
-		err = fmt.Errorf("creating session: %w", ErrClosed)
+		err = ErrClosed
 	}
 	if err != nil {
 		m.mu.Unlock()
-		if s != nil {
-			m.release(s)
+		if l != nil {
+			m.releaseLease(l)
 		}
-		return Info{}, err
+		if errors.Is(err, ErrInvalid) {
+			return Info{}, err
+		}
+		return Info{}, fmt.Errorf("creating session: %w", err)
 	}
+	s := m.newSession(owner, o, ttl, l)
 	m.sessions[s.id] = s
 	info := m.infoLocked(s)
 	m.mu.Unlock()
 
-	go m.watchLost(s)
-	m.log.Info("session created", keySessionID, s.id, keyTemplate, s.template, keySandboxID, s.sb.ID(),
+	go m.watch(s, l)
+	m.log.Info("session created", keySessionID, s.id, keyTemplate, s.template, keySandboxID, l.sb.ID(),
 		keyOwner, owner, "ttl", ttl)
 	return info, nil
 }
@@ -104,81 +108,83 @@ func (m *Manager) reserve() error {
 	return nil
 }
 
-// open leases a sandbox and opens a kernel on it, or takes one whose
-// kernel the pool opened ahead (premade). On failure the returned session,
-// if any, still holds the sandbox for the caller to release.
-func (m *Manager) open(ctx context.Context, owner string, o CreateOptions, ttl time.Duration) (*session, error) {
-	if s, ok, err := m.premade(owner, o, ttl); err != nil || ok {
-		return s, err
+// open leases a sandbox of template and opens a kernel on it, or takes
+// one whose kernel the pool opened ahead (premade), for owner. A session's
+// creation and the replacement of its dead kernel both come here, so both
+// wait in the pool's queue and count against its limits alike. On failure
+// the returned lease, if any, still holds the sandbox for the caller to
+// release.
+func (m *Manager) open(ctx context.Context, owner, template string, env map[string]string, limits runner.Limits) (*lease, error) {
+	opts := pool.RunOptions{Limits: limits, Tenant: owner}
+	if l, ok, err := m.premade(template, env, opts); err != nil || ok {
+		return l, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(m.ctx, cancel) // Close interrupts the waits
 	defer stop()
 
-	lease, err := m.pool.AcquireWith(ctx, o.Template, pool.RunOptions{Limits: o.Limits, Tenant: owner})
+	pl, err := m.pool.AcquireWith(ctx, template, opts)
 	switch {
 	case errors.Is(err, pool.ErrUnknownTemplate):
-		return nil, invalidf("unknown template %q", o.Template)
+		return nil, invalidf("unknown template %q", template)
 	case err != nil && m.ctx.Err() != nil:
-		return nil, fmt.Errorf("creating session: %w", ErrClosed)
+		return nil, ErrClosed
 	case err != nil:
-		return nil, fmt.Errorf("creating session: %w", err)
+		return nil, err
 	}
-	s := m.newSession(owner, o.Template, ttl, lease)
-	opener, ok := lease.Sandbox.(runner.KernelOpener)
+	l := &lease{sb: pl.Sandbox, start: pl.Kind, opening: OpenTiming{Acquire: pl.Wait, Start: pl.Start}}
+	opener, ok := pl.Sandbox.(runner.KernelOpener)
 	if !ok {
-		return s, fmt.Errorf("creating session on %s sandbox: %w", o.Template, runner.ErrNotSupported)
+		return l, fmt.Errorf("on %s sandbox: %w", template, runner.ErrNotSupported)
 	}
 	began := time.Now()
-	s.k, err = opener.OpenKernel(ctx, runner.KernelOptions{Env: o.Env})
-	s.opening.Kernel = time.Since(began)
+	l.k, err = opener.OpenKernel(ctx, runner.KernelOptions{Env: env})
+	l.opening.Kernel = time.Since(began)
 	if err != nil {
 		if m.ctx.Err() != nil {
 			err = ErrClosed
 		}
-		return s, fmt.Errorf("opening kernel in sandbox %s: %w", lease.Sandbox.ID(), err)
+		return l, fmt.Errorf("opening kernel in sandbox %s: %w", pl.Sandbox.ID(), err)
 	}
-	return s, nil
+	return l, nil
 }
 
 // premade takes a sandbox whose kernel the pool opened before it was
-// asked for, when the session needs nothing a kernel must know as it opens:
-// a session with an environment, or limits other than the template's,
+// asked for, when the kernel needs nothing it must know as it opens: a
+// session with an environment, or limits other than the template's,
 // opens its kernel itself. ok is false when none was taken.
-func (m *Manager) premade(owner string, o CreateOptions, ttl time.Duration) (*session, bool, error) {
-	if len(o.Env) > 0 {
+func (m *Manager) premade(template string, env map[string]string, opts pool.RunOptions) (*lease, bool, error) {
+	if len(env) > 0 {
 		return nil, false, nil
 	}
-	lease, ok, err := m.pool.AcquireKernel(o.Template, pool.RunOptions{Limits: o.Limits, Tenant: owner})
+	kl, ok, err := m.pool.AcquireKernel(template, opts)
 	switch {
 	case errors.Is(err, pool.ErrUnknownTemplate):
-		return nil, false, invalidf("unknown template %q", o.Template)
+		return nil, false, invalidf("unknown template %q", template)
 	case err != nil && m.ctx.Err() != nil:
-		return nil, false, fmt.Errorf("creating session: %w", ErrClosed)
+		return nil, false, ErrClosed
 	case err != nil:
-		return nil, false, fmt.Errorf("creating session: %w", err)
+		return nil, false, err
 	case !ok:
 		return nil, false, nil
 	}
-	s := m.newSession(owner, o.Template, ttl, lease.Lease)
-	s.k = lease.Kernel
-	return s, true, nil
+	return &lease{sb: kl.Sandbox, k: kl.Kernel, start: kl.Kind}, true, nil
 }
 
-func (m *Manager) newSession(owner, template string, ttl time.Duration, lease pool.Lease) *session {
+func (m *Manager) newSession(owner string, o CreateOptions, ttl time.Duration, l *lease) *session {
 	now := m.cfg.Now()
 	return &session{
 		id:       newID(),
 		owner:    owner,
-		template: template,
-		sb:       lease.Sandbox,
+		template: o.Template,
+		env:      o.Env,
+		limits:   o.Limits,
+		cur:      l,
 		created:  now,
 		ttl:      ttl,
 		ended:    make(chan struct{}),
 		lastUsed: now,
-		start:    lease.Kind,
-		opening:  OpenTiming{Acquire: lease.Wait, Start: lease.Start},
 	}
 }
 

@@ -10,8 +10,12 @@
 // them, a few at once (command.go). An idle TTL and a maximum lifetime
 // bound each session, and a reaper closes expired ones and releases their
 // sandboxes.
-// A kernel that dies leaves its session "lost": its state is never
-// silently replaced by a fresh interpreter.
+// A kernel that dies (out of memory, crashed, or killed because a cell did
+// not stop when interrupted at its timeout) is replaced by a fresh one of
+// the same template on a fresh sandbox, as a Jupyter front end restarts
+// its kernel, and the cell's answer says the state is gone (replace.go);
+// the state is never replaced silently. Only a session that cannot get a
+// fresh kernel is "lost".
 //
 // Options are checked against the Config's ranges with policy, the checks
 // runs share.

@@ -15,7 +15,7 @@ import (
 const (
 	// defaultExecuteSlack is how long past its own timeout a kernel may
 	// take to end a cell (it interrupts, then kills after a grace period)
-	// before the session declares it unresponsive and lost.
+	// before the session abandons it as dead and replaces it.
 	defaultExecuteSlack = 10 * time.Second
 	// interruptTimeout bounds an Interrupt sent on a caller's behalf
 	// after the caller went away.
@@ -48,26 +48,39 @@ type Execution struct {
 	// makes one, so Start is how the session's own sandbox was made.
 	Template string
 	Start    pool.StartKind
+	// StateLost says the session's state is gone: its kernel died, or was
+	// killed, during this cell or between the last cell and this one (then
+	// this cell ran on a fresh kernel). LostReason says how, and, when no
+	// fresh kernel could be had, why, in words fit for the client.
+	StateLost  bool
+	LostReason string
+	// Restarted says the session goes on with a fresh kernel of its
+	// template (execution count from zero, no variables, an empty working
+	// directory); false with StateLost means the session is lost.
+	Restarted bool
 }
 
 // Execute runs one cell in the owner's session id. events, when non-nil,
 // receives the cell's output events in order before Execute returns. A
 // cell that fails is a result (Status "error"). If ctx ends while the cell
 // runs, the cell is interrupted and Execute returns once the kernel has
-// ended it, with ctx's error. A kernel that dies (or reports oom or
-// kernel_lost) leaves the session lost: this call returns its result, or
-// ErrSessionLost when there is none, and every later call ErrSessionLost.
+// ended it, with ctx's error. A kernel that dies with the cell (it ran out
+// of memory or crashed, or it was killed because the cell did not stop
+// when interrupted at its timeout) is replaced by a fresh one before
+// Execute returns, and the result says so (StateLost, Restarted); only
+// when none can be had is the session lost, and every later call
+// ErrSessionLost.
 func (m *Manager) Execute(ctx context.Context, owner, id string, o ExecuteOptions, events func(runner.Event)) (Execution, error) {
 	timeout, err := m.checkTimeout(o.Timeout)
 	if err != nil {
 		return Execution{}, err
 	}
-	s, err := m.pin(owner, id)
+	s, l, err := m.pin(owner, id)
 	if err != nil {
 		return Execution{}, err
 	}
 	defer m.unpin(s)
-	x := Execution{Template: s.template, Start: s.start}
+	x := Execution{Template: s.template, Start: l.start}
 	mode := turnNow
 	if o.Queue {
 		mode = turnQueue
@@ -81,20 +94,30 @@ func (m *Manager) Execute(ctx context.Context, owner, id string, o ExecuteOption
 	if err := ctx.Err(); err != nil {
 		return x, fmt.Errorf("executing in session %s: %w", s.id, err)
 	}
+	if l, err = m.fresh(s); err != nil {
+		return x, err
+	}
+	x.Start = l.start
+	m.mu.Lock()
+	x.LostReason, s.diedIdle, s.idleDeaths = s.diedIdle, "", 0
+	x.StateLost, x.Restarted = x.LostReason != "", x.LostReason != ""
+	m.mu.Unlock()
 
 	req := runner.ExecuteRequest{Code: o.Code, Timeout: timeout, Env: o.Env, MaxOutput: m.cfg.MaxOutput, Input: o.Input}
 	// While the cell runs, sandbox starts yield to it (pool.CellBegin).
 	cellEnd := m.pool.CellBegin()
-	x.ExecuteResult, err = m.run(ctx, s, req, events)
+	res, died, err := m.run(ctx, s, l, req, events)
 	cellEnd()
-	if err != nil {
-		return x, err
-	}
-	m.mu.Lock()
-	s.count = x.ExecutionCount
-	m.mu.Unlock()
-	if x.Reason == runner.ReasonKernelLost || x.Reason == runner.ReasonOOM {
-		m.markLost(s, "cell ended with "+string(x.Reason))
+	x.ExecuteResult = res
+	if died == "" {
+		if err != nil {
+			return x, err
+		}
+		m.mu.Lock()
+		s.count = x.ExecutionCount
+		m.mu.Unlock()
+	} else {
+		m.restartAfter(s, l, died, &x)
 	}
 	if err := ctx.Err(); err != nil {
 		return x, fmt.Errorf("executing in session %s: %w", s.id, err)
@@ -102,17 +125,59 @@ func (m *Manager) Execute(ctx context.Context, owner, id string, o ExecuteOption
 	return x, nil
 }
 
-// run executes req on s's kernel. The kernel keeps the cell until it has
-// really ended, so that the next turn finds it idle: the caller's ctx only
-// interrupts it. A kernel that has not ended the cell execSlack after its
-// timeout is declared lost and abandoned.
-func (m *Manager) run(ctx context.Context, s *session, req runner.ExecuteRequest, events func(runner.Event)) (runner.ExecuteResult, error) {
+// fresh returns s's kernel for the turn's holder, replacing it first if it
+// died since the last cell (its watcher has not got to it yet).
+func (m *Manager) fresh(s *session) (*lease, error) {
+	l := m.current(s)
+	if !isLost(l.k) {
+		return l, nil
+	}
+	why := "the kernel died between cells"
+	if err := m.replace(s, l, why); err != nil {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if s.lost {
+			return nil, lostErr(s)
+		}
+		return nil, err
+	}
+	m.mu.Lock()
+	s.diedIdle = why
+	m.mu.Unlock()
+	return m.current(s), nil
+}
+
+// restartAfter replaces l, the kernel that died with the cell x (died says
+// how), and records in x that the state is gone and whether the session
+// goes on.
+func (m *Manager) restartAfter(s *session, l *lease, died string, x *Execution) {
+	if x.Status == "" { // the kernel died before it could say how the cell ended
+		x.Status, x.Reason = runner.StatusAborted, runner.ReasonKernelLost
+	}
+	x.Lost, x.StateLost, x.LostReason, x.Restarted = true, true, died, false
+	if err := m.replace(s, l, died); err != nil {
+		m.mu.Lock()
+		if s.lost {
+			x.LostReason = s.lostWhy
+		}
+		m.mu.Unlock()
+		return
+	}
+	x.Restarted = true
+}
+
+// run executes req on l, s's kernel. The kernel keeps the cell until it
+// has really ended, so that the next turn finds it idle: the caller's ctx
+// only interrupts it. died says how the kernel died with the cell, if it
+// did: a kernel that has not ended the cell execSlack after its timeout
+// is abandoned as dead.
+func (m *Manager) run(ctx context.Context, s *session, l *lease, req runner.ExecuteRequest, events func(runner.Event)) (res runner.ExecuteResult, died string, err error) {
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), req.Timeout+m.execSlack)
 	defer cancel()
 	interrupted := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(interrupted)
-		m.interruptDetached(ctx, s)
+		m.interruptDetached(ctx, s, l)
 	})
 	defer func() {
 		if !stop() {
@@ -121,25 +186,32 @@ func (m *Manager) run(ctx context.Context, s *session, req runner.ExecuteRequest
 	}()
 
 	g := &gate{fn: events}
+	begin := time.Now()
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := s.k.Execute(kctx, req, g.send)
+		res, err := l.k.Execute(kctx, req, g.send)
 		done <- outcome{res, err}
 	}()
 	select {
 	case o := <-done:
-		if o.err != nil {
-			return o.res, m.executeErr(ctx, s, o.err)
+		switch {
+		case m.isClosed(s):
+			return o.res, "", fmt.Errorf("session %s closed while executing: %w", s.id, ErrSessionNotFound)
+		case o.err != nil && errors.Is(o.err, runner.ErrKernelLost):
+			return o.res, "the kernel died during the cell", nil
+		case o.err != nil && ctx.Err() != nil:
+			return o.res, "", fmt.Errorf("executing in session %s: %w", s.id, ctx.Err())
+		case o.err != nil:
+			return o.res, "", fmt.Errorf("executing in session %s: %w", s.id, o.err)
 		}
-		return o.res, nil
+		return o.res, deathOf(o.res), nil
 	case <-kctx.Done():
 		g.close()
-		err := fmt.Errorf("executing in session %s: kernel unresponsive: %w", s.id, ErrSessionLost)
 		if m.isClosed(s) {
-			err = fmt.Errorf("session %s closed while executing: %w", s.id, ErrSessionNotFound)
+			return runner.ExecuteResult{}, "", fmt.Errorf("session %s closed while executing: %w", s.id, ErrSessionNotFound)
 		}
-		m.markLost(s, "kernel did not end a cell after its timeout")
-		return runner.ExecuteResult{}, err
+		res := runner.ExecuteResult{Status: runner.StatusAborted, Reason: runner.ReasonTimeout, Exec: time.Since(begin)}
+		return res, fmt.Sprintf("the kernel did not end the cell within %s of its timeout, so its sandbox was abandoned", m.execSlack), nil
 	}
 }
 
@@ -173,20 +245,6 @@ func (g *gate) close() {
 	g.mu.Unlock()
 }
 
-// executeErr classifies an error from Kernel.Execute.
-func (m *Manager) executeErr(ctx context.Context, s *session, err error) error {
-	switch {
-	case m.isClosed(s):
-		return fmt.Errorf("session %s closed while executing: %w", s.id, ErrSessionNotFound)
-	case errors.Is(err, runner.ErrKernelLost):
-		m.markLost(s, "kernel died during a cell")
-		return fmt.Errorf("executing in session %s: %w", s.id, ErrSessionLost)
-	case ctx.Err() != nil:
-		return fmt.Errorf("executing in session %s: %w", s.id, ctx.Err())
-	}
-	return fmt.Errorf("executing in session %s: %w", s.id, err)
-}
-
 func (m *Manager) isClosed(s *session) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -205,11 +263,11 @@ func (m *Manager) checkTimeout(d time.Duration) (time.Duration, error) {
 
 // interruptDetached interrupts s's cell for a caller whose ctx ended, on
 // a context of its own.
-func (m *Manager) interruptDetached(ctx context.Context, s *session) {
+func (m *Manager) interruptDetached(ctx context.Context, s *session, l *lease) {
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), interruptTimeout)
 	defer cancel()
 	m.log.Info("caller went away; interrupting the cell", keySessionID, s.id)
-	if err := s.k.Interrupt(ictx); err != nil && !errors.Is(err, runner.ErrKernelLost) {
+	if err := l.k.Interrupt(ictx); err != nil && !errors.Is(err, runner.ErrKernelLost) {
 		m.log.Warn("interrupting an abandoned cell failed", keySessionID, s.id, "error", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -156,129 +155,6 @@ func TestCancelInterrupts(t *testing.T) {
 	}
 	if res, err := f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "1"}, nil); err != nil || res.ExecutionCount != 2 {
 		t.Errorf("next Execute = %+v, %v; want ok at count 2", res, err)
-	}
-}
-
-func TestLostKernel(t *testing.T) {
-	tests := []struct {
-		name       string
-		kill       func(t *testing.T, f *fixture, k *runnertest.Kernel, id string) (runner.ExecuteResult, error)
-		wantResult runner.ExecuteResult
-		wantErr    error
-	}{
-		{
-			name: "interpreter dies while idle",
-			kill: func(t *testing.T, f *fixture, k *runnertest.Kernel, id string) (runner.ExecuteResult, error) {
-				k.Lose()
-				waitFor(t, "lost", func() bool { return state(f.m, "", id)() == "lost" })
-				return runner.ExecuteResult{}, nil
-			},
-		},
-		{
-			name: "cell kills the interpreter",
-			kill: func(t *testing.T, f *fixture, _ *runnertest.Kernel, id string) (runner.ExecuteResult, error) {
-				x, err := f.m.Execute(context.Background(), "", id, kernels.ExecuteOptions{Code: "die"}, nil)
-				return x.ExecuteResult, err
-			},
-			wantErr: kernels.ErrSessionLost,
-		},
-		{
-			name: "out of memory",
-			kill: func(t *testing.T, f *fixture, _ *runnertest.Kernel, id string) (runner.ExecuteResult, error) {
-				x, err := f.m.Execute(context.Background(), "", id, kernels.ExecuteOptions{Code: "oom"}, nil)
-				return x.ExecuteResult, err
-			},
-			wantResult: runner.ExecuteResult{ExecutionCount: 2, Status: "aborted", Reason: "oom", Exec: time.Millisecond},
-		},
-		{
-			name: "kernel reports kernel_lost",
-			kill: func(t *testing.T, f *fixture, k *runnertest.Kernel, id string) (runner.ExecuteResult, error) {
-				k.ExecuteFunc = func(context.Context, runner.ExecuteRequest, func(runner.Event)) (runner.ExecuteResult, error) {
-					return runner.ExecuteResult{Status: "aborted", Reason: runner.ReasonKernelLost}, nil
-				}
-				x, err := f.m.Execute(context.Background(), "", id, kernels.ExecuteOptions{Code: "x"}, nil)
-				return x.ExecuteResult, err
-			},
-			wantResult: runner.ExecuteResult{ExecutionCount: 2, Status: "aborted", Reason: "kernel_lost", Exec: time.Millisecond},
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, &runnertest.Runtime{}, kernels.Config{})
-			info := f.create(t, "", kernels.CreateOptions{})
-			k := f.kernel(t, info)
-			if _, err := f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "x = 1"}, nil); err != nil {
-				t.Fatal(err)
-			}
-			res, err := tc.kill(t, f, k, info.ID)
-			if !errors.Is(err, tc.wantErr) || res != tc.wantResult {
-				t.Fatalf("killing cell = %+v, %v; want %+v, %v", res, err, tc.wantResult, tc.wantErr)
-			}
-			if got := state(f.m, "", info.ID)(); got != "lost" {
-				t.Errorf("State = %q, want lost", got)
-			}
-			waitFor(t, "sandbox released", func() bool { return f.rt.Live() == 0 })
-
-			calls := map[string]error{}
-			_, calls["Execute"] = f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "x"}, nil)
-			calls["Interrupt"] = f.m.Interrupt(t.Context(), "", info.ID)
-			_, calls["Restart"] = f.m.Restart(t.Context(), "", info.ID)
-			calls["WriteFile"] = f.m.WriteFile(t.Context(), "", info.ID, "a", nil)
-			_, calls["ReadFile"] = f.m.ReadFile(t.Context(), "", info.ID, "a", 1)
-			_, calls["ListFiles"] = f.m.ListFiles(t.Context(), "", info.ID, "")
-			for name, err := range calls {
-				if !errors.Is(err, kernels.ErrSessionLost) {
-					t.Errorf("%s error = %v, want ErrSessionLost", name, err)
-				}
-			}
-			if got := k.Restarts(); got != 0 {
-				t.Errorf("the lost kernel was restarted %d times", got)
-			}
-			if got := f.rt.Started(); got != 1 {
-				t.Errorf("sandboxes started = %d, want 1 (state is never replaced)", got)
-			}
-			if err := f.m.Delete(t.Context(), "", info.ID); err != nil {
-				t.Errorf("Delete of a lost session: %v", err)
-			}
-			if _, err := f.m.Get("", info.ID); !errors.Is(err, kernels.ErrSessionNotFound) {
-				t.Errorf("Get after Delete error = %v, want ErrSessionNotFound", err)
-			}
-		})
-	}
-}
-
-// A kernel that ignores its own timeout and the interrupt is declared lost
-// and abandoned; its late events go nowhere.
-func TestUnresponsiveKernelIsLost(t *testing.T) {
-	f := newFixture(t, &runnertest.Runtime{KernelFunc: func(_ context.Context, _ runner.KernelOptions, k *runnertest.Kernel) error {
-		k.ExecuteFunc = func(_ context.Context, _ runner.ExecuteRequest, events func(runner.Event)) (runner.ExecuteResult, error) {
-			<-k.Lost() // wedged until killed
-			events(runner.Event{Type: runner.EventStream, Stream: runner.Stdout, Text: "late"})
-			return runner.ExecuteResult{}, runner.ErrKernelLost
-		}
-		k.InterruptFunc = func(context.Context) error { return nil }
-		return nil
-	}}, kernels.Config{})
-	f.m.SetExecuteSlack(10 * time.Millisecond)
-	info := f.create(t, "", kernels.CreateOptions{})
-	var mu sync.Mutex
-	var events []runner.Event
-	_, err := f.m.Execute(t.Context(), "", info.ID, kernels.ExecuteOptions{Code: "x", Timeout: time.Millisecond}, func(e runner.Event) {
-		mu.Lock()
-		events = append(events, e)
-		mu.Unlock()
-	})
-	if !errors.Is(err, kernels.ErrSessionLost) {
-		t.Errorf("Execute error = %v, want ErrSessionLost", err)
-	}
-	if got := state(f.m, "", info.ID)(); got != "lost" {
-		t.Errorf("State = %q, want lost", got)
-	}
-	waitFor(t, "sandbox released", func() bool { return f.rt.Live() == 0 })
-	mu.Lock()
-	defer mu.Unlock()
-	if len(events) != 0 {
-		t.Errorf("events after Execute returned: %+v", events)
 	}
 }
 

@@ -13,33 +13,33 @@ import (
 
 // WriteFile writes content to path in the owner's session id.
 func (m *Manager) WriteFile(ctx context.Context, owner, id, path string, content []byte) error {
-	s, err := m.pin(owner, id)
+	s, l, err := m.pin(owner, id)
 	if err != nil {
 		return err
 	}
 	defer m.unpin(s)
-	return m.kernelErr(s, "writing a file in", s.k.WriteFile(ctx, path, content))
+	return m.kernelErr(s, "writing a file in", l.k.WriteFile(ctx, path, content))
 }
 
 // ReadFile reads path, of at most maxBytes, from the owner's session id.
 func (m *Manager) ReadFile(ctx context.Context, owner, id, path string, maxBytes int64) ([]byte, error) {
-	s, err := m.pin(owner, id)
+	s, l, err := m.pin(owner, id)
 	if err != nil {
 		return nil, err
 	}
 	defer m.unpin(s)
-	b, err := s.k.ReadFile(ctx, path, maxBytes)
+	b, err := l.k.ReadFile(ctx, path, maxBytes)
 	return b, m.kernelErr(s, "reading a file in", err)
 }
 
 // ListFiles lists the directory dir ("" is the working directory) of the
 // owner's session id.
 func (m *Manager) ListFiles(ctx context.Context, owner, id, dir string) ([]runner.FileInfo, error) {
-	s, err := m.pin(owner, id)
+	s, l, err := m.pin(owner, id)
 	if err != nil {
 		return nil, err
 	}
 	defer m.unpin(s)
-	files, err := s.k.ListFiles(ctx, dir)
+	files, err := l.k.ListFiles(ctx, dir)
 	return files, m.kernelErr(s, "listing files in", err)
 }

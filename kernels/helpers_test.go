@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -146,3 +147,30 @@ func state(m *kernels.Manager, owner, id string) func() string {
 }
 
 func isErr(err, target error) bool { return errors.Is(err, target) }
+
+// refuseStarts makes rt's starts fail once the returned flag is set: a
+// session whose kernel then dies gets no fresh one and is lost. Call it
+// before the first start.
+func refuseStarts(rt *runnertest.Runtime) *atomic.Bool {
+	refuse := new(atomic.Bool)
+	next := rt.StartFunc
+	rt.StartFunc = func(ctx context.Context, spec runner.Spec) (runner.Sandbox, error) {
+		if refuse.Load() {
+			return nil, errors.New("fake start refused")
+		}
+		if next != nil {
+			return next(ctx, spec)
+		}
+		return rt.NewSandbox(spec), nil
+	}
+	return refuse
+}
+
+// lose kills the session's kernel with starts refused, so that the
+// session is lost, and waits until it is.
+func (f *fixture) lose(t *testing.T, refuse *atomic.Bool, owner string, info kernels.Info) {
+	t.Helper()
+	refuse.Store(true)
+	f.kernel(t, info).Lose()
+	waitFor(t, "the session to be lost", func() bool { return state(f.m, owner, info.ID)() == kernels.StateLost })
+}

@@ -46,12 +46,12 @@ func (m *Manager) IsComplete(ctx context.Context, owner, id, code string) (runne
 }
 
 func (m *Manager) introspect(owner, id, op string, call func(runner.Introspector) error) error {
-	s, err := m.pin(owner, id)
+	s, l, err := m.pin(owner, id)
 	if err != nil {
 		return err
 	}
 	defer m.unpin(s)
-	in, ok := s.k.(runner.Introspector)
+	in, ok := l.k.(runner.Introspector)
 	if !ok {
 		return fmt.Errorf("%s session %s: %w", op, s.id, runner.ErrNotSupported)
 	}

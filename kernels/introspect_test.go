@@ -12,7 +12,9 @@ import (
 )
 
 func TestIntrospect(t *testing.T) {
-	f := newFixture(t, &runnertest.Runtime{}, kernels.Config{})
+	rt := &runnertest.Runtime{}
+	refuse := refuseStarts(rt)
+	f := newFixture(t, rt, kernels.Config{})
 	info := f.create(t, "alice", kernels.CreateOptions{})
 	if x, err := f.m.Execute(t.Context(), "alice", info.ID, kernels.ExecuteOptions{Code: "answer = 42\nanswers = 2"}, nil); err != nil || x.Status != runner.StatusOK {
 		t.Fatalf("Execute: %+v, %v", x, err)
@@ -34,8 +36,7 @@ func TestIntrospect(t *testing.T) {
 	if _, err := f.m.Complete(t.Context(), "bob", info.ID, "a", 1); !errors.Is(err, kernels.ErrSessionNotFound) {
 		t.Errorf("another owner's Complete: %v, want ErrSessionNotFound", err)
 	}
-	f.kernel(t, info).Lose()
-	waitFor(t, "the session to be lost", func() bool { return state(f.m, "alice", info.ID)() == kernels.StateLost })
+	f.lose(t, refuse, "alice", info)
 	if _, err := f.m.IsComplete(t.Context(), "alice", info.ID, "a"); !errors.Is(err, kernels.ErrSessionLost) {
 		t.Errorf("IsComplete on a lost session: %v, want ErrSessionLost", err)
 	}

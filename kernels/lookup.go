@@ -85,20 +85,22 @@ func (m *Manager) lookupLocked(owner, id string) (*session, error) {
 }
 
 // pin finds the owner's live session id and marks it in use, refreshing
-// its TTL; unpin must follow. A lost session is ErrSessionLost.
-func (m *Manager) pin(owner, id string) (*session, error) {
+// its TTL; unpin must follow. It returns the session's kernel as it is
+// now: a call that waits for the turn reads it again once it has it (the
+// turn's holder may replace it). A lost session is ErrSessionLost.
+func (m *Manager) pin(owner, id string) (*session, *lease, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, err := m.lookupLocked(owner, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if s.lost {
-		return nil, fmt.Errorf("session %s: %w", id, ErrSessionLost)
+		return nil, nil, lostErr(s)
 	}
 	s.active++
 	s.lastUsed = m.cfg.Now()
-	return s, nil
+	return s, s.cur, nil
 }
 
 // unpin ends a use of s begun by pin; the idle TTL counts from now.
@@ -111,6 +113,13 @@ func (m *Manager) unpin(s *session) {
 	}
 }
 
+// current is s's kernel now.
+func (m *Manager) current(s *session) *lease {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return s.cur
+}
+
 // end finishes a session already removed from the table: waiters give up
 // and the sandbox goes back to the pool to be destroyed.
 func (m *Manager) end(s *session, why string) {
@@ -119,36 +128,34 @@ func (m *Manager) end(s *session, why string) {
 	m.log.Info("session closed", keySessionID, s.id, keyTemplate, s.template, "why", why)
 }
 
-// markLost records that s's kernel died: its sandbox is released at once,
-// waiters give up and every later call but Get and Delete fails with
-// ErrSessionLost. The session stays listed until deleted or expired.
+// markLost records that s's kernel died and no fresh one could be had
+// (why says both, in words fit for the client): its sandbox is released
+// at once, waiters give up and every later call but Get and Delete fails
+// with ErrSessionLost. The session stays listed until deleted or expired.
 func (m *Manager) markLost(s *session, why string) {
 	m.mu.Lock()
 	first := !s.lost && !s.closed
 	if first {
-		s.lost = true
+		s.lost, s.lostWhy = true, why
 	}
+	sb := s.cur.sb
 	m.mu.Unlock()
 	if !first {
 		return
 	}
 	s.markEnded()
 	m.release(s)
-	m.log.Warn("session kernel lost; its state is gone", keySessionID, s.id, keyTemplate, s.template,
-		keySandboxID, s.sb.ID(), "why", why)
+	m.log.Warn("session lost; its state is gone", keySessionID, s.id, keyTemplate, s.template,
+		keySandboxID, sb.ID(), "why", why)
 }
 
+// release gives s's current sandbox back to the pool to be destroyed.
 func (m *Manager) release(s *session) {
-	s.releaseOnce.Do(func() { m.pool.Release(s.sb) })
+	m.releaseLease(m.current(s))
 }
 
-// watchLost marks s lost if its kernel dies before the session ends.
-func (m *Manager) watchLost(s *session) {
-	select {
-	case <-s.k.Lost():
-		m.markLost(s, "kernel died")
-	case <-s.ended:
-	}
+func (m *Manager) releaseLease(l *lease) {
+	l.releaseOnce.Do(func() { m.pool.Release(l.sb) })
 }
 
 // SetTTL gives the owner's session id the idle TTL ttl, counted from now
@@ -166,7 +173,7 @@ func (m *Manager) SetTTL(owner, id string, ttl time.Duration) (Info, error) {
 		return Info{}, err
 	}
 	if s.lost {
-		return Info{}, fmt.Errorf("session %s: %w", id, ErrSessionLost)
+		return Info{}, lostErr(s)
 	}
 	s.ttl = ttl
 	s.lastUsed = m.cfg.Now()

@@ -12,7 +12,7 @@ import (
 const (
 	StateIdle = "idle" // no execution runs
 	StateBusy = "busy" // an execution (or a restart) runs
-	StateLost = "lost" // the kernel died; only Get and Delete work
+	StateLost = "lost" // the kernel died and no fresh one could be had; only Get and Delete work
 )
 
 // Info describes a session.
@@ -37,6 +37,12 @@ type Info struct {
 	// session took to open, by phase.
 	Start   pool.StartKind
 	Opening OpenTiming
+	// Restarts counts the kernels that died (or were killed) under this
+	// session and were replaced by a fresh one (see replace.go).
+	Restarts int
+	// LostReason says, in words fit for the client, why a lost session's
+	// kernel died and why no fresh one could be had; empty unless lost.
+	LostReason string
 }
 
 // OpenTiming splits a session's creation into its phases.
@@ -46,33 +52,53 @@ type OpenTiming struct {
 	Kernel  time.Duration // turning its interpreter into a kernel
 }
 
-// session is one kernel on one leased sandbox. Fields below mu's comment
-// are guarded by Manager.mu.
+// session is one kernel at a time on one leased sandbox at a time: when
+// its kernel dies the session goes on with a fresh one (replace.go).
+// Fields below mu's comment are guarded by Manager.mu.
 type session struct {
 	id, owner, template string
-	sb                  runner.Sandbox
-	k                   runner.Kernel
 	created             time.Time
-	start               pool.StartKind
-	opening             OpenTiming
 	ttl                 time.Duration
+	// env and limits are the session's own, for every kernel it opens.
+	env    map[string]string
+	limits runner.Limits
 
 	// ended is closed once the session is closed or lost: turn waiters
 	// give up and the loss watcher stops.
-	ended       chan struct{}
-	endOnce     sync.Once
-	releaseOnce sync.Once
+	ended   chan struct{}
+	endOnce sync.Once
 
 	// Guarded by Manager.mu.
+	cur      *lease // the kernel and its sandbox; replaced only by the turn's holder
 	lastUsed time.Time
 	count    int             // execution count of the last cell
 	active   int             // calls in progress or waiting; never expire while > 0
-	held     bool            // the turn (one Execute or Restart) is taken
+	held     bool            // the turn (one Execute, Restart or replacement) is taken
 	waiters  []chan struct{} // FIFO; a waiter's channel is closed to hand it the turn
 	queued   int             // waiters that count against MaxQueue
 	commands int             // commands running (Command)
-	lost     bool
-	closed   bool // removed from the table
+	// replacing is set while the turn's holder replaces a dead kernel:
+	// executions then wait for it rather than finding the session busy.
+	replacing bool
+	restarts  int
+	// diedIdle is why the kernel died between cells and was replaced,
+	// for the next cell's answer to say; idleDeaths counts such deaths
+	// in a row, with no cell run in between (see maxIdleDeaths).
+	diedIdle   string
+	idleDeaths int
+	lost       bool
+	lostWhy    string // why, for the client (Info.LostReason)
+	closed     bool   // removed from the table
+}
+
+// lease is one kernel on one sandbox leased from the pool: a session has
+// one at a time.
+type lease struct {
+	sb          runner.Sandbox
+	k           runner.Kernel
+	start       pool.StartKind
+	opening     OpenTiming
+	releaseOnce sync.Once
 }
 
 func (s *session) markEnded() { s.endOnce.Do(func() { close(s.ended) }) }
@@ -103,7 +129,7 @@ func (m *Manager) infoLocked(s *session) Info {
 		ID:             s.id,
 		Owner:          s.owner,
 		Template:       s.template,
-		SandboxID:      s.sb.ID(),
+		SandboxID:      s.cur.sb.ID(),
 		CreatedAt:      s.created,
 		LastUsed:       s.lastUsed,
 		ExpiresAt:      m.expiresAtLocked(s),
@@ -112,7 +138,9 @@ func (m *Manager) infoLocked(s *session) Info {
 		State:          state,
 		Queued:         s.queued,
 		Commands:       s.commands,
-		Start:          s.start,
-		Opening:        s.opening,
+		Start:          s.cur.start,
+		Opening:        s.cur.opening,
+		Restarts:       s.restarts,
+		LostReason:     s.lostWhy,
 	}
 }

@@ -51,7 +51,9 @@ func TestSetTTL(t *testing.T) {
 }
 
 func TestSetTTLRefusals(t *testing.T) {
-	f := newFixture(t, &runnertest.Runtime{}, kernels.Config{MaxTTL: 30 * time.Minute})
+	rt := &runnertest.Runtime{}
+	refuse := refuseStarts(rt)
+	f := newFixture(t, rt, kernels.Config{MaxTTL: 30 * time.Minute})
 	info := f.create(t, "alice", kernels.CreateOptions{})
 	tests := []struct {
 		name   string
@@ -80,9 +82,7 @@ func TestSetTTLRefusals(t *testing.T) {
 	}
 
 	// A lost session keeps its TTL.
-	k := f.kernel(t, info)
-	k.Lose()
-	waitFor(t, "session lost", func() bool { return state(f.m, "alice", info.ID)() == kernels.StateLost })
+	f.lose(t, refuse, "alice", info)
 	if _, err := f.m.SetTTL("alice", info.ID, time.Minute); !errors.Is(err, kernels.ErrSessionLost) {
 		t.Errorf("SetTTL on a lost session: error %v, want ErrSessionLost", err)
 	}

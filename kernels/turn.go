@@ -16,7 +16,8 @@ const (
 )
 
 // acquireTurn takes s's turn: only its holder may Execute or Restart the
-// kernel. Waiters are served in order; a wait ends with ctx, or when the
+// kernel, or replace it. A call that would not wait waits all the same
+// behind the replacement of a dead kernel. Waiters are served in order; a wait ends with ctx, or when the
 // session is lost or closed. inLine, when non-nil, is called once the
 // caller is in line, before it waits.
 func (m *Manager) acquireTurn(ctx context.Context, s *session, mode turnMode, inLine func()) error {
@@ -29,6 +30,9 @@ func (m *Manager) acquireTurn(ctx context.Context, s *session, mode turnMode, in
 		s.held = true
 		m.mu.Unlock()
 		return nil
+	}
+	if mode == turnNow && s.replacing {
+		mode = turnQueue // a dead kernel's replacement is not another execution
 	}
 	switch {
 	case mode == turnNow:
@@ -86,9 +90,15 @@ func (m *Manager) releaseTurn(s *session) {
 	m.passTurnLocked(s)
 }
 
+// passTurnLocked hands s's turn to the first waiter, or, when none waits,
+// to the replacement of a kernel that died while the turn was held, or
+// frees it.
 func (m *Manager) passTurnLocked(s *session) {
 	if len(s.waiters) == 0 {
 		s.held = false
+		if l := s.cur; m.claimLocked(s, l) {
+			go m.replaceIdle(s, l)
+		}
 		return
 	}
 	ch := s.waiters[0]
@@ -102,7 +112,7 @@ func (m *Manager) usableLocked(s *session) error {
 	case s.closed:
 		return fmt.Errorf("session %s: %w", s.id, ErrSessionNotFound)
 	case s.lost:
-		return fmt.Errorf("session %s: %w", s.id, ErrSessionLost)
+		return lostErr(s)
 	}
 	return nil
 }

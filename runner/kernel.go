@@ -155,6 +155,12 @@ type ExecuteResult struct {
 	Error  *ExecError
 	// Exec is the cell's wall time measured on the host.
 	Exec time.Duration
+	// Lost says the kernel died with the cell: it was killed because the
+	// cell did not stop when interrupted (Reason says what for: its
+	// timeout or its output limit), or it died of itself (ReasonOOM,
+	// ReasonKernelLost). Its state is gone, and Kernel.Lost is closed or
+	// about to be.
+	Lost bool
 }
 
 const (

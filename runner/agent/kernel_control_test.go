@@ -129,6 +129,9 @@ func TestKernelTimeout(t *testing.T) {
 					continue
 				}
 				res.mustDone(t, "aborted", "timeout")
+				if res.done.Lost {
+					t.Errorf("done %+v says the interpreter died; the interrupt stopped the cell", res.done)
+				}
 				// The timer cannot fire sooner; the cells run a minute or
 				// forever, so the upper bound is only a safety net.
 				if res.elapsed < timeout || res.elapsed > 2*time.Minute {
@@ -228,6 +231,9 @@ func TestKernelLost(t *testing.T) {
 			}
 			res := k.execute(wire.Execute{Code: tt.code, TimeoutMS: tt.timeoutMS})
 			res.mustDone(t, "aborted", tt.wantReason)
+			if !res.done.Lost {
+				t.Errorf("done %+v does not say the interpreter died with the cell", res.done)
+			}
 			// The agent kills no sooner than the timeout and the grace after
 			// its interrupt; the Lost frame below says what happened.
 			if res.elapsed < tt.minElapsed {

@@ -123,7 +123,7 @@ func (k *kernel) lose(p *kproc, lost wire.Lost) {
 		if reason == "" {
 			reason = lostCellReason(lost)
 		}
-		if err := k.sendJSON(wire.TypeDone, wire.Done{ID: c.id, ExecutionCount: c.count, Status: statusAborted, Reason: reason}); err != nil {
+		if err := k.sendJSON(wire.TypeDone, wire.Done{ID: c.id, ExecutionCount: c.count, Status: statusAborted, Reason: reason, Lost: true}); err != nil {
 			k.log.Debug("sending done", "err", err)
 		}
 	}

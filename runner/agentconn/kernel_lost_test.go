@@ -6,6 +6,10 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/wire"
 )
 
 // messages is a slog handler that keeps the message of every record.
@@ -52,5 +56,25 @@ func TestKernelLostWarnsOnlyWhenUnexpected(t *testing.T) {
 				t.Errorf("warned %v, want %v; log: %q", got, tt.warn, log.got)
 			}
 		})
+	}
+}
+
+// A cell the agent ended by killing its interpreter says so (Lost), even
+// though its reason is the timeout that began it; a cell stopped by its
+// interrupt does not.
+func TestDoneSaysKernelDied(t *testing.T) {
+	for _, lost := range []bool{false, true} {
+		k, a := openKernel(t)
+		res := make(chan runner.ExecuteResult, 1)
+		go func() {
+			r, _ := k.Execute(t.Context(), runner.ExecuteRequest{Code: "x", Timeout: time.Minute}, nil)
+			res <- r
+		}()
+		var ex wire.Execute
+		expectJSON(a, wire.TypeExecute, &ex)
+		a.send(wire.TypeDone, wire.Done{ID: ex.ID, ExecutionCount: 1, Status: "aborted", Reason: "timeout", Lost: lost})
+		if r := <-res; r.Reason != runner.ReasonTimeout || r.Lost != lost {
+			t.Errorf("Done with Lost %v: result %+v", lost, r)
+		}
 	}
 }

@@ -58,12 +58,12 @@ func (k *kernel) Execute(ctx context.Context, req runner.ExecuteRequest, events 
 			return k.result(d, time.Since(start)), ctx.Err()
 		case <-k.lost:
 			clear()
-			return runner.ExecuteResult{Status: runner.StatusAborted, Reason: k.lossReason(), Exec: time.Since(start)}, nil
+			return runner.ExecuteResult{Status: runner.StatusAborted, Reason: k.lossReason(), Exec: time.Since(start), Lost: true}, nil
 		case <-deadline.C:
 			clear()
 			k.markLost("cell outlived its deadline")
 			_ = k.s.Destroy(ctx)
-			return runner.ExecuteResult{Status: runner.StatusAborted, Reason: runner.ReasonTimeout, Exec: time.Since(start)}, nil
+			return runner.ExecuteResult{Status: runner.StatusAborted, Reason: runner.ReasonTimeout, Exec: time.Since(start), Lost: true}, nil
 		case <-ctxDone:
 			ctxDone = nil // interrupt once, then wait for the cell to end
 			ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
@@ -79,9 +79,10 @@ func (k *kernel) result(d wire.Done, exec time.Duration) runner.ExecuteResult {
 		Status:         d.Status,
 		Reason:         runner.Reason(d.Reason),
 		Exec:           exec,
+		Lost:           d.Lost,
 	}
 	if res.Reason == runner.ReasonKernelLost {
-		res.Reason = k.lossReason()
+		res.Reason, res.Lost = k.lossReason(), true
 	}
 	if d.Error != nil {
 		res.Error = &runner.ExecError{Name: d.Error.Name, Value: d.Error.Value, Traceback: d.Error.Traceback}

@@ -19,6 +19,7 @@ func TestKernelScript(t *testing.T) {
 		wantEvents []runner.Event
 		wantResult runner.ExecuteResult
 		wantErr    error
+		timeout    time.Duration
 	}{
 		{
 			name:       "expression echoes its text",
@@ -57,7 +58,13 @@ func TestKernelScript(t *testing.T) {
 		{
 			name:       "oom",
 			code:       "oom",
-			wantResult: runner.ExecuteResult{ExecutionCount: 1, Status: "aborted", Reason: "oom", Exec: time.Millisecond},
+			wantResult: runner.ExecuteResult{ExecutionCount: 1, Status: "aborted", Reason: "oom", Exec: time.Millisecond, Lost: true},
+		},
+		{
+			name:       "hang",
+			code:       "hang",
+			timeout:    time.Millisecond,
+			wantResult: runner.ExecuteResult{ExecutionCount: 1, Status: "aborted", Reason: "timeout", Exec: time.Millisecond, Lost: true},
 		},
 		{
 			name:    "die",
@@ -69,7 +76,7 @@ func TestKernelScript(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			k := runnertest.NewKernel(runner.KernelOptions{})
 			var events []runner.Event
-			res, err := k.Execute(t.Context(), runner.ExecuteRequest{Code: tc.code, MaxOutput: tc.maxOutput}, func(e runner.Event) {
+			res, err := k.Execute(t.Context(), runner.ExecuteRequest{Code: tc.code, MaxOutput: tc.maxOutput, Timeout: tc.timeout}, func(e runner.Event) {
 				events = append(events, e)
 			})
 			if !errors.Is(err, tc.wantErr) {
@@ -80,6 +87,16 @@ func TestKernelScript(t *testing.T) {
 			}
 			if !reflect.DeepEqual(res, tc.wantResult) {
 				t.Errorf("result = %+v\nwant     %+v", res, tc.wantResult)
+			}
+			select {
+			case <-k.Lost():
+				if !tc.wantResult.Lost && tc.wantErr == nil {
+					t.Errorf("the kernel is lost; the result did not say so")
+				}
+			default:
+				if tc.wantResult.Lost {
+					t.Errorf("the result says Lost; the kernel is not")
+				}
 			}
 		})
 	}

@@ -20,6 +20,9 @@ import (
 //	sleep DURATION    wait (time.ParseDuration), ended by Interrupt or timeout
 //	die               the kernel is lost (runner.ErrKernelLost)
 //	oom               the kernel is lost; the result says ReasonOOM
+//	hang              ignore interrupts: at req.Timeout the kernel is killed,
+//	                  as a real one is when a cell outlives its interrupt
+//	                  (lost; the result says ReasonTimeout and Lost)
 //	NAME = VALUE      set a variable (state survives until Restart)
 //	env NAME          an expression: NAME from the cell's, else the kernel's env
 //	input PROMPT      an expression: the answer of req.Input (nil: the cell
@@ -86,7 +89,21 @@ func (k *Kernel) script(ctx context.Context, n int, req runner.ExecuteRequest, e
 			return runner.ExecuteResult{}, k.lostErr()
 		case "oom":
 			k.Lose()
-			return runner.ExecuteResult{Status: runner.StatusAborted, Reason: runner.ReasonOOM}, nil
+			return runner.ExecuteResult{Status: runner.StatusAborted, Reason: runner.ReasonOOM, Lost: true}, nil
+		case "hang":
+			var killed <-chan time.Time
+			if req.Timeout > 0 {
+				t := time.NewTimer(req.Timeout)
+				defer t.Stop()
+				killed = t.C
+			}
+			select {
+			case <-killed:
+				k.Lose()
+				return runner.ExecuteResult{Status: runner.StatusAborted, Reason: runner.ReasonTimeout, Lost: true}, nil
+			case <-k.lost:
+				return runner.ExecuteResult{}, k.lostErr()
+			}
 		case "env":
 			value, isExpr = k.env(req, arg), true
 		case "input", "password":

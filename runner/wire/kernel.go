@@ -72,6 +72,11 @@ type Done struct {
 	Status         string     `json:"status"`
 	Reason         string     `json:"reason"`
 	Error          *ExecError `json:"error,omitempty"`
+	// Lost says the interpreter died with the cell, a Lost frame right
+	// behind: killed because the cell did not stop InterruptGraceMS after
+	// the interrupt of its timeout or output limit (Reason says which), or
+	// dead of itself ("kernel_lost").
+	Lost bool `json:"lost,omitempty"`
 }
 
 // FileWrite writes Content to Path, relative to the working directory.
