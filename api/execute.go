@@ -26,6 +26,13 @@ type executeResponse struct {
 	Status         string       `json:"status"`
 	Reason         string       `json:"reason"`
 	Message        string       `json:"message,omitempty"` // why a stream ended early
+	// StateLost says the session's state is gone: its kernel died or was
+	// killed with this cell, or between the last cell and this one.
+	// StateLostReason says how; KernelRestarted that the session goes on
+	// with a fresh kernel (false: the session is lost).
+	StateLost       bool   `json:"state_lost,omitempty"`
+	StateLostReason string `json:"state_lost_reason,omitempty"`
+	KernelRestarted bool   `json:"kernel_restarted,omitempty"`
 	// Warm and Start say how the session's sandbox was made, as in the
 	// session's description: an execute never makes one.
 	Warm   bool           `json:"warm"`
@@ -127,14 +134,17 @@ func (o *cellOutput) add(e runner.Event) {
 // are zero because the session already holds its sandbox.
 func (o *cellOutput) response(res kernels.Execution, total time.Duration) executeResponse {
 	r := executeResponse{
-		ExecutionCount: res.ExecutionCount,
-		Stdout:         o.stdout.String(),
-		Stderr:         o.stderr.String(),
-		Results:        o.results,
-		Status:         res.Status,
-		Reason:         string(res.Reason),
-		Warm:           res.Start == pool.StartPool || res.Start == pool.StartKernel,
-		Start:          res.Start,
+		ExecutionCount:  res.ExecutionCount,
+		Stdout:          o.stdout.String(),
+		Stderr:          o.stderr.String(),
+		Results:         o.results,
+		Status:          res.Status,
+		Reason:          string(res.Reason),
+		StateLost:       res.StateLost,
+		StateLostReason: res.LostReason,
+		KernelRestarted: res.Restarted,
+		Warm:            res.Start == pool.StartPool || res.Start == pool.StartKernel,
+		Start:           res.Start,
 		Timing: timingResponse{
 			QueueMS: millis(res.Queue),
 			ExecMS:  millis(res.Exec),

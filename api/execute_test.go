@@ -2,10 +2,12 @@ package api_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,7 +94,15 @@ func TestExecuteRequestMapping(t *testing.T) {
 }
 
 func TestExecuteErrors(t *testing.T) {
-	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{MaxTimeout: time.Minute, DefaultTimeout: 10 * time.Second},
+	rt := &runnertest.Runtime{}
+	var refuse atomic.Bool // once set, no fresh kernel can be had: a dead one loses its session
+	rt.StartFunc = func(_ context.Context, spec runner.Spec) (runner.Sandbox, error) {
+		if refuse.Load() {
+			return nil, errors.New("fake start refused")
+		}
+		return rt.NewSandbox(spec), nil
+	}
+	f := newSessionFixture(t, rt, kernels.Config{MaxTimeout: time.Minute, DefaultTimeout: 10 * time.Second},
 		api.Config{MaxBodyBytes: 256})
 	busyID := f.create(t, `{"language":"python"}`)
 	lostID := f.create(t, `{"language":"python"}`)
@@ -103,6 +113,7 @@ func TestExecuteErrors(t *testing.T) {
 		f.do(t, http.MethodPost, "/v1/sessions/"+busyID+"/execute", `{"code":"sleep 1h"}`)
 	}()
 	waitFor(t, "cell running", k.Running)
+	refuse.Store(true)
 	f.kernel(t, 2).Lose()
 	waitFor(t, "session lost", func() bool {
 		return strings.Contains(f.do(t, http.MethodGet, "/v1/sessions/"+lostID, "").Body.String(), `"state":"lost"`)
@@ -110,7 +121,8 @@ func TestExecuteErrors(t *testing.T) {
 
 	const (
 		busy = `{"code":"busy","message":"the session is running another execution (or its queue is full); retry when it ends, or send \"queue\": true to wait your turn"}`
-		lost = `{"code":"session_lost","message":"the session's kernel died (out of memory, crashed or killed) and its state is gone; delete the session and create a new one"}`
+		lost = `{"code":"session_lost","message":"the session's kernel died and its state is gone (the kernel died between cells; ` +
+			`no fresh kernel could be had: its sandbox or kernel failed to start); delete the session and create a new one"}`
 	)
 	tests := []struct {
 		name       string
@@ -171,5 +183,33 @@ func TestExecuteClientGoneInterrupts(t *testing.T) {
 	rec := f.do(t, http.MethodPost, "/v1/sessions/"+id+"/execute", `{"code":"1"}`)
 	if rec.Code != http.StatusOK {
 		t.Errorf("next execute: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// A cell whose kernel had to be killed (it did not stop when interrupted
+// at its timeout) answers 200 with its reason and says the state is gone
+// and the kernel restarted; the session goes on, at count 1, without the
+// old variables, and says how many kernels it has had.
+func TestExecuteKernelRestarted(t *testing.T) {
+	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{})
+	id := f.create(t, `{"language":"python"}`)
+	if rec := f.do(t, http.MethodPost, "/v1/sessions/"+id+"/execute", `{"code":"x = 41"}`); rec.Code != http.StatusOK {
+		t.Fatalf("first cell: %d %s", rec.Code, rec.Body)
+	}
+	rec := f.do(t, http.MethodPost, "/v1/sessions/"+id+"/execute", `{"code":"hang","timeout_ms":1}`)
+	if got, want := fixTiming(rec.Body.String()), `{"execution_count":2,"stdout":"","stderr":"","results":[],"error":null,`+
+		`"status":"aborted","reason":"timeout","state_lost":true,`+
+		`"state_lost_reason":"the cell did not stop when interrupted at its timeout, so its kernel was killed","kernel_restarted":true,`+
+		`"warm":false,"start":"cold","timing":{"queue_ms":Q,"acquire_ms":0,"start_ms":0,"exec_ms":1,"total_ms":T}}`+"\n"; rec.Code != http.StatusOK || got != want {
+		t.Errorf("stuck cell: %d %s\nwant %s", rec.Code, got, want)
+	}
+	rec = f.do(t, http.MethodPost, "/v1/sessions/"+id+"/execute", `{"code":"x"}`)
+	if !strings.Contains(rec.Body.String(), `"execution_count":1,`) || !strings.Contains(rec.Body.String(), `"text/plain":"x"`) ||
+		strings.Contains(rec.Body.String(), "state_lost") {
+		t.Errorf("next cell: %d %s; want the unset x at count 1, state kept", rec.Code, rec.Body)
+	}
+	if rec := f.do(t, http.MethodGet, "/v1/sessions/"+id, ""); !strings.Contains(rec.Body.String(), `"restarts":1`) ||
+		!strings.Contains(rec.Body.String(), `"state":"idle"`) {
+		t.Errorf("session after the restart: %s", rec.Body)
 	}
 }

@@ -27,6 +27,10 @@ type sessionResponse struct {
 	Start pool.StartKind `json:"start"`
 	// Runtime is what isolates the session's sandbox: runsc or runc.
 	Runtime string `json:"runtime,omitempty"`
+	// Restarts counts the kernels that died under the session and were
+	// replaced by fresh ones; LostReason says why a lost session is lost.
+	Restarts   int    `json:"restarts,omitempty"`
+	LostReason string `json:"lost_reason,omitempty"`
 	// Timing is only in the answer to the create.
 	Timing *sessionTiming `json:"timing,omitempty"`
 }
@@ -175,5 +179,7 @@ func sessionResponseOf(sess core.Session) sessionResponse {
 		Warm:           sess.Start == pool.StartPool || sess.Start == pool.StartKernel,
 		Start:          sess.Start,
 		Runtime:        sess.Runtime,
+		Restarts:       sess.Restarts,
+		LostReason:     sess.LostReason,
 	}
 }

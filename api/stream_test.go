@@ -169,12 +169,8 @@ func TestStreamKeepalive(t *testing.T) {
 // An error after the 200 went out ends the stream with an explaining end
 // event; one before it is a plain error response.
 func TestStreamErrors(t *testing.T) {
-	proceed := make(chan struct{})
-	die := func(_ context.Context, k *runnertest.Kernel, _ func(runner.Event)) (runner.ExecuteResult, error) {
-		k.Lose()
-		return runner.ExecuteResult{}, runner.ErrKernelLost
-	}
-	f := newSessionFixture(t, gatedKernel(proceed, die), kernels.Config{}, api.Config{})
+	never := make(chan struct{})
+	f := newSessionFixture(t, gatedKernel(never, richRest), kernels.Config{}, api.Config{})
 	srv := httptest.NewServer(f.h)
 	defer srv.Close()
 	id := f.create(t, `{"language":"python"}`)
@@ -189,20 +185,50 @@ func TestStreamErrors(t *testing.T) {
 	if rec.Code != http.StatusConflict || !strings.HasPrefix(rec.Body.String(), `{"code":"busy",`) {
 		t.Errorf("concurrent stream: %d %s, want 409 busy", rec.Code, rec.Body)
 	}
-	close(proceed)
+	// The session deleted under the running cell: the stream ends with
+	// the error.
+	if rec := f.do(t, http.MethodDelete, "/v1/sessions/"+id, ""); rec.Code != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", rec.Code, rec.Body)
+	}
 	rest, err := io.ReadAll(br)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := fixTiming(string(rest)), `{"type":"end","execution_count":0,"stdout":"hi\n","stderr":"","results":[],"error":null,`+
-		`"status":"aborted","reason":"session_lost","message":"the session's kernel died (out of memory, crashed or killed) and its state is gone; `+
-		`delete the session and create a new one","warm":false,"start":"cold","timing":{"queue_ms":Q,"acquire_ms":0,"start_ms":0,"exec_ms":0,"total_ms":T}}`+"\n"; got != want {
+		`"status":"aborted","reason":"session_not_found","message":"no such session (it may have expired or been deleted)",`+
+		`"warm":false,"start":"cold","timing":{"queue_ms":Q,"acquire_ms":0,"start_ms":0,"exec_ms":0,"total_ms":T}}`+"\n"; got != want {
 		t.Errorf("end = %s\nwant  %s", got, want)
 	}
-	// Lost before streaming starts: a plain 409.
+	// Not found before streaming starts: a plain 404.
 	rec = f.doWith(t, http.MethodPost, "/v1/sessions/"+id+"/execute", `{"code":"1"}`, map[string]string{"Accept": "text/event-stream"})
-	if rec.Code != http.StatusConflict || !strings.HasPrefix(rec.Body.String(), `{"code":"session_lost",`) {
-		t.Errorf("stream on a lost session: %d %s, want 409 session_lost", rec.Code, rec.Body)
+	if rec.Code != http.StatusNotFound || !strings.HasPrefix(rec.Body.String(), `{"code":"session_not_found",`) {
+		t.Errorf("stream on a deleted session: %d %s, want 404 session_not_found", rec.Code, rec.Body)
+	}
+}
+
+// A kernel that dies during a streamed cell ends the stream with the
+// cell's end event, which says the state is gone and the kernel restarted.
+func TestStreamKernelDies(t *testing.T) {
+	proceed := make(chan struct{})
+	die := func(_ context.Context, k *runnertest.Kernel, _ func(runner.Event)) (runner.ExecuteResult, error) {
+		k.Lose()
+		return runner.ExecuteResult{}, runner.ErrKernelLost
+	}
+	f := newSessionFixture(t, gatedKernel(proceed, die), kernels.Config{}, api.Config{})
+	srv := httptest.NewServer(f.h)
+	defer srv.Close()
+	id := f.create(t, `{"language":"python"}`)
+	resp := streamRequest(t, t.Context(), srv, id, "application/x-ndjson")
+	close(proceed)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fixTiming(string(body)), `{"type":"stdout","text":"hi\n"}`+"\n"+
+		`{"type":"end","execution_count":0,"stdout":"hi\n","stderr":"","results":[],"error":null,`+
+		`"status":"aborted","reason":"kernel_lost","state_lost":true,"state_lost_reason":"the kernel died during the cell","kernel_restarted":true,`+
+		`"warm":false,"start":"cold","timing":{"queue_ms":Q,"acquire_ms":0,"start_ms":0,"exec_ms":0,"total_ms":T}}`+"\n"; got != want {
+		t.Errorf("stream = %s\nwant     %s", got, want)
 	}
 }
 

@@ -139,8 +139,10 @@ func classify(err error) *Error {
 		return &Error{Kind: KindTooMany, Code: "too_many_commands", RetryAfter: time.Second,
 			Message: "the session runs its maximum of commands at once; retry when one ends"}
 	case errors.Is(err, kernels.ErrSessionLost):
-		return &Error{Kind: KindGone, Code: "session_lost", Message: "the session's kernel died (out of memory, crashed or killed) " +
-			"and its state is gone; delete the session and create a new one"}
+		return &Error{Kind: KindGone, Code: "session_lost", Message: lostMessage(err)}
+	case errors.Is(err, kernels.ErrKernelRestarting):
+		return &Error{Kind: KindConflict, Code: "kernel_restarting", Message: "the session's kernel died during this call and a fresh one " +
+			"replaces it (variables and files are gone); retry the call"}
 	case errors.Is(err, kernels.ErrTooManySessions):
 		return &Error{Kind: KindTooMany, Code: "too_many_sessions", RetryAfter: time.Second,
 			Message: "the server holds its maximum of sessions; delete one of yours or retry later"}
@@ -162,6 +164,18 @@ func classify(err error) *Error {
 		return &Error{Kind: KindCanceled, Code: "client_closed_request", Message: "the client went away"}
 	}
 	return &Error{Kind: KindInternal, Code: "internal", Message: "internal error"}
+}
+
+// lostMessage says why a session is lost: its kernel died and no fresh
+// one could be had. The reason is the kernels' own wording, never a
+// sandbox's.
+func lostMessage(err error) string {
+	why := "out of memory, crashed or killed, and no fresh kernel could be had"
+	var lost *kernels.LostError
+	if errors.As(err, &lost) && lost.Reason != "" {
+		why = lost.Reason
+	}
+	return "the session's kernel died and its state is gone (" + why + "); delete the session and create a new one"
 }
 
 // fail classifies err as Classify does, wording what depends on this
