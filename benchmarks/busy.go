@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
@@ -81,7 +82,7 @@ func (s *server) awaitRestoredPool(ctx context.Context, l langs.Lang, timeout ti
 // readyStartKinds counts how the server's live sandboxes of language
 // name were made, from their bundles and runsc state.
 func (s *server) readyStartKinds(name string) (map[string]int, error) {
-	return s.startKinds(func(config []byte) bool { return bundleLanguage(config) == name })
+	return s.startKinds(func(config []byte) bool { return host.BundleLanguage(config) == name })
 }
 
 // startKinds counts how the server's live sandboxes whose bundle config
@@ -98,7 +99,7 @@ func (s *server) startKinds(match func(config []byte) bool) (map[string]int, err
 		if err != nil || !match(b) {
 			continue
 		}
-		kind, err := startKindOf(filepath.Join(s.state, "runsc"), e.Name())
+		kind, err := host.StartKindOf(filepath.Join(s.state, "runsc"), e.Name())
 		if err != nil {
 			return nil, err
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/templates"
 )
@@ -168,7 +169,7 @@ func run(ctx context.Context, o bench.Options) error {
 	}
 	phase := all
 
-	cg, err := detectMemCgroups("/sys/fs/cgroup")
+	cg, err := host.DetectCgroups("/sys/fs/cgroup")
 	if err != nil {
 		rep.MemoryNote = "memory not measured: " + err.Error()
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 )
 
@@ -14,7 +15,7 @@ import (
 // pools of snapshotted templates refilled by restores, and reads the
 // memory of the idle pools by template. It runs with --memory-only: a
 // whole bench reads the same from its pooled and python-slim phases.
-func memoryPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report) (err error) {
+func memoryPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report) (err error) {
 	if rep.MemoryNote != "" {
 		return errors.New(rep.MemoryNote)
 	}
@@ -78,5 +79,5 @@ func (s *server) awaitRestoredTemplate(ctx context.Context, name string, timeout
 // templateStartKinds counts how the server's live sandboxes of template
 // name were made.
 func (s *server) templateStartKinds(name string) (map[string]int, error) {
-	return s.startKinds(func(config []byte) bool { return bundleTemplate(config) == name })
+	return s.startKinds(func(config []byte) bool { return host.BundleTemplate(config) == name })
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os/exec"
-	"strings"
 	"testing"
 	"time"
 )
@@ -89,25 +88,6 @@ func TestPrintMemoryShowsNativeRSSAndTarget(t *testing.T) {
 		"node      cold     memory  1          30.0               13.0             8.0                   5.0         17.0               -               ≤ 25.0 (no warm-up: a fixed bound)               \n"
 	if got := buf.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-}
-
-func TestParseProcStatus(t *testing.T) {
-	st, err := parseProcStatus(strings.NewReader("Name:\tpython3\nState:\tS (sleeping)\nVmRSS:\t   86016 kB\nRssAnon:\t   51200 kB\nRssFile:\t   34816 kB\nRssShmem:\t       0 kB\nThreads:\t1\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]uint64{"VmRSS": 88080384, "RssAnon": 52428800, "RssFile": 35651584, "RssShmem": 0}
-	if len(st) != len(want) {
-		t.Errorf("got %v, want %v", st, want)
-	}
-	for k, v := range want {
-		if st[k] != v {
-			t.Errorf("%s = %d, want %d", k, st[k], v)
-		}
-	}
-	if _, err := parseProcStatus(strings.NewReader("VmRSS:\tlots kB\n")); err == nil {
-		t.Error("a non-numeric value parsed")
 	}
 }
 

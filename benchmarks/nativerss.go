@@ -9,12 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 )
 
@@ -168,7 +168,7 @@ func idleRSS(ctx context.Context, cmd *exec.Cmd, settle time.Duration) (procRSSS
 	if err != nil {
 		return end(err)
 	}
-	st, err := parseProcStatus(f)
+	st, err := host.ParseProcStatus(f)
 	f.Close()
 	if err != nil {
 		return end(err)
@@ -178,27 +178,4 @@ func idleRSS(ctx context.Context, cmd *exec.Cmd, settle time.Duration) (procRSSS
 		return end(errors.New("no VmRSS in its /proc status"))
 	}
 	return end(nil)
-}
-
-// parseProcStatus reads the "Key:   N kB" lines of /proc/PID/status, in
-// bytes; lines of other shapes are skipped.
-func parseProcStatus(r io.Reader) (map[string]uint64, error) {
-	out := map[string]uint64{}
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		num, ok := strings.CutSuffix(strings.TrimSpace(v), " kB")
-		if !ok {
-			continue
-		}
-		n, err := strconv.ParseUint(num, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q: %w", sc.Text(), err)
-		}
-		out[k] = n << 10
-	}
-	return out, sc.Err()
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
@@ -138,7 +139,7 @@ func rawPhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report
 // from snapshots where the template allows them: warm runs from a full
 // idle pool, warm runs back to back, sessions, then the memory of the
 // idle pools.
-func pooledPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report) (err error) {
+func pooledPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report) (err error) {
 	s, err := startServer(ctx, o, serverConfig{name: "pooled", templates: langs.Names(langs.All), pool: o.Pool, snapshots: true})
 	if err != nil {
 		return err
@@ -274,7 +275,7 @@ func coldPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
 
 // coldMemoryPhase fills python pools by cold starts, to compare their
 // memory with restored ones.
-func coldMemoryPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report) (err error) {
+func coldMemoryPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report) (err error) {
 	ls := langs.Snapshotted()
 	if len(ls) == 0 || o.Pool == 0 || rep.MemoryNote != "" {
 		return nil

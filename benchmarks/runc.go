@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
@@ -19,11 +18,11 @@ import (
 // pool, sessions and the idle pools' memory on a pooled server, cold
 // starts on a server with no pool, then throughput on a server as
 // shipped. runc has no snapshots.
-func runcPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report) error {
+func runcPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report) error {
 	return errors.Join(runcPooled(ctx, o, cg, rep), runcCold(ctx, o, rep), runcThroughput(ctx, o, rep))
 }
 
-func runcPooled(ctx context.Context, o bench.Options, cg memCgroups, rep *report) (err error) {
+func runcPooled(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report) (err error) {
 	s, err := startServer(ctx, o, serverConfig{name: "runc pooled", templates: langs.Names(langs.All), pool: o.Pool, runtime: "runc"})
 	if err != nil {
 		return err
@@ -56,7 +55,7 @@ func runcPooled(ctx context.Context, o bench.Options, cg memCgroups, rep *report
 	if rep.MemoryNote != "" {
 		return nil
 	}
-	rc := cg.forRunc()
+	rc := cg.ForRunc()
 	bench.Progress("reading the memory of %d idle runc sandboxes per template (%s)", o.Pool, rc)
 	mems, err := s.idleMemory(ctx, rc, o.MemSettle)
 	if err != nil {
@@ -104,37 +103,6 @@ func runcThroughput(ctx context.Context, o bench.Options, rep *report) (err erro
 		rep.Throughput = append(rep.Throughput, t)
 	}
 	return nil
-}
-
-// forRunc is where the runc runtime's memory cgroups are: under its own
-// parent, /paddock-runc, beside gVisor's /paddock.
-func (c memCgroups) forRunc() memCgroups {
-	c.Root = filepath.Join(filepath.Dir(c.Root), "paddock-runc")
-	return c
-}
-
-// runcSandboxCgroups is sandboxCgroups for a runc server: the memory
-// cgroups under cgRoot of the containers libcontainer keeps state for
-// under state/runc/containers, grouped by their template label.
-func runcSandboxCgroups(cgRoot, state string) (map[string][]string, error) {
-	return ownCgroups(cgRoot, func(id string) string { return filepath.Join(state, "runc", "containers", id, "state.json") }, stateTemplate)
-}
-
-// stateTemplate reads the template label from a libcontainer state file.
-func stateTemplate(state []byte) string {
-	var s struct {
-		Config struct {
-			Labels []string `json:"labels"`
-		} `json:"config"`
-	}
-	if json.Unmarshal(state, &s) == nil {
-		for _, l := range s.Config.Labels {
-			if v, ok := strings.CutPrefix(l, "dev.paddock.template="); ok {
-				return v
-			}
-		}
-	}
-	return "unknown"
 }
 
 // runcHeadlines are the ratios users ask for: what gVisor costs against

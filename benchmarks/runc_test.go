@@ -46,24 +46,3 @@ func TestRuncHeadlines(t *testing.T) {
 		}
 	}
 }
-
-func TestStateTemplate(t *testing.T) {
-	state := []byte(`{"id":"pd-1","config":{"labels":["dev.paddock.instance=1-2","dev.paddock.template=node","bundle=/"]}}`)
-	if got := stateTemplate(state); got != "node" {
-		t.Errorf("stateTemplate = %q, want node", got)
-	}
-	if got := stateTemplate([]byte(`{}`)); got != "unknown" {
-		t.Errorf("stateTemplate of no labels = %q, want unknown", got)
-	}
-}
-
-func TestMemCgroupsForRunc(t *testing.T) {
-	for _, c := range []struct{ in, want memCgroups }{
-		{memCgroups{Root: "/sys/fs/cgroup/paddock", V2: true}, memCgroups{Root: "/sys/fs/cgroup/paddock-runc", V2: true}},
-		{memCgroups{Root: "/sys/fs/cgroup/memory/paddock"}, memCgroups{Root: "/sys/fs/cgroup/memory/paddock-runc"}},
-	} {
-		if got := c.in.forRunc(); got != c.want {
-			t.Errorf("%+v.forRunc() = %+v, want %+v", c.in, got, c.want)
-		}
-	}
-}

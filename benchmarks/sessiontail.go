@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -192,8 +193,8 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 	if err != nil {
 		return r, err
 	}
-	r.idleWait = rq1[filepath.Base(kernel)].since(rq0[filepath.Base(kernel)])
-	r.idleSrvWait = srv1.since(srv0)
+	r.idleWait = rq1[filepath.Base(kernel)].Since(rq0[filepath.Base(kernel)])
+	r.idleSrvWait = srv1.Since(srv0)
 	r.idleCPU = st
 	r.kernelShares, r.kBurst = readTrim(kernel, "cpu.shares"), readTrim(kernel, "cpu.cfs_burst_us")
 	r.kernelCPUs = readTrim(strings.Replace(kernel, "/cpu/", "/cpuset/", 1), "cpuset.cpus")
@@ -238,7 +239,7 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 		if err != nil {
 			return err
 		}
-		k0, _ := cgroupRunQueue(kernel)
+		k0, _ := host.CgroupRunQueue(kernel)
 		srv0 := s.serverRunQueue()
 		for range o.TailN {
 			d, err := exec("x + 1")
@@ -249,8 +250,8 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 		}
 		s1, err := readCPUStat(kernel)
 		r.loadedCPU = s1.sub(s0)
-		k1, _ := cgroupRunQueue(kernel)
-		r.loadedWait, r.loadedSrvWait = k1.since(k0), s.serverRunQueue().since(srv0)
+		k1, _ := host.CgroupRunQueue(kernel)
+		r.loadedWait, r.loadedSrvWait = k1.Since(k0), s.serverRunQueue().Since(srv0)
 		return err
 	}()
 	r.loadedFor, r.oneShots, r.oneShotBusy = time.Since(begin), int(done.Load()-n0), int(busy.Load())
@@ -261,12 +262,12 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 
 // runQueues reads the run-queue wait of the threads of each of the
 // server's own sandbox cgroups; one it cannot read is left out.
-func (s *server) runQueues() map[string]runQueue {
-	out := map[string]runQueue{}
-	byLang, _ := sandboxCgroups(cpuCgroupRoot, s.state)
+func (s *server) runQueues() map[string]host.RunQueue {
+	out := map[string]host.RunQueue{}
+	byLang, _ := host.SandboxCgroups(cpuCgroupRoot, s.state)
 	for _, ids := range byLang {
 		for _, id := range ids {
-			if rq, err := cgroupRunQueue(filepath.Join(cpuCgroupRoot, id)); err == nil {
+			if rq, err := host.CgroupRunQueue(filepath.Join(cpuCgroupRoot, id)); err == nil {
 				out[id] = rq
 			}
 		}
@@ -276,14 +277,14 @@ func (s *server) runQueues() map[string]runQueue {
 
 // serverRunQueue reads the run-queue wait of the server's threads (none
 // when it cannot).
-func (s *server) serverRunQueue() runQueue {
-	rq, _ := processRunQueue(s.cmd.Process.Pid)
+func (s *server) serverRunQueue() host.RunQueue {
+	rq, _ := host.ProcessRunQueue(s.cmd.Process.Pid)
 	return rq
 }
 
 // cpuStats reads cpu.stat of the server's own sandbox cgroups.
 func (s *server) cpuStats() (map[string]cpuStat, error) {
-	byLang, err := sandboxCgroups(cpuCgroupRoot, s.state)
+	byLang, err := host.SandboxCgroups(cpuCgroupRoot, s.state)
 	if err != nil {
 		return nil, err
 	}

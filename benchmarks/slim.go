@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -26,7 +26,7 @@ var slimPair = []string{"python-slim", "python"}
 // print(1) from a full idle pool, the memory of the idle pooled sandboxes
 // (both restored from their snapshots), print(1) restored on the request
 // path (no pool), and the size of each snapshot image.
-func slimPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report) error {
+func slimPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report) error {
 	pooled, err := startServer(ctx, o, serverConfig{name: "python pair pooled", templates: slimPair, pool: max(o.Pool, 1), snapshots: true})
 	if err != nil {
 		return err
@@ -51,7 +51,7 @@ func slimPhase(ctx context.Context, o bench.Options, cg memCgroups, rep *report)
 
 // slimPooled waits for both snapshots and for pools refilled by restores,
 // then times warm print(1)s alternately and reads the idle pools' memory.
-func slimPooled(ctx context.Context, o bench.Options, cg memCgroups, s *server, memory bool) ([]stats.Row, []memRow, error) {
+func slimPooled(ctx context.Context, o bench.Options, cg host.Cgroups, s *server, memory bool) ([]stats.Row, []memRow, error) {
 	if err := s.awaitSnapshots(ctx, restoreTimeout); err != nil {
 		return nil, nil, err
 	}
@@ -163,12 +163,12 @@ func (s *server) awaitSnapshots(ctx context.Context, timeout time.Duration) erro
 // idleMemoryByTemplate is idleMemory with the sandboxes grouped by
 // template (the label Paddock puts in each bundle), not by language:
 // both templates of the pair run python.
-func (s *server) idleMemoryByTemplate(ctx context.Context, cg memCgroups, settle time.Duration) ([]memRow, error) {
+func (s *server) idleMemoryByTemplate(ctx context.Context, cg host.Cgroups, settle time.Duration) ([]memRow, error) {
 	// Two minutes for the pools to become quiet, plus the settling.
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+settle)
 	defer cancel()
 	byTemplate := func() (map[string][]string, error) {
-		return ownCgroups(cg.Root, func(id string) string { return filepath.Join(s.state, "bundles", id, "config.json") }, bundleTemplate)
+		return host.OwnCgroups(cg.Root, func(id string) string { return filepath.Join(s.state, "bundles", id, "config.json") }, host.BundleTemplate)
 	}
 	for {
 		_, ready, err := s.quietCgroups(ctx, cg)
@@ -192,17 +192,6 @@ func (s *server) idleMemoryByTemplate(ctx context.Context, cg memCgroups, settle
 			return nil, fmt.Errorf("waiting for idle pools: %w", err)
 		}
 	}
-}
-
-// bundleTemplate reads the template label from an OCI spec's annotations.
-func bundleTemplate(spec []byte) string {
-	var s struct {
-		Annotations map[string]string `json:"annotations"`
-	}
-	if json.Unmarshal(spec, &s) == nil && s.Annotations["dev.paddock.template"] != "" {
-		return s.Annotations["dev.paddock.template"]
-	}
-	return "unknown"
 }
 
 // snapshotSizes sums the files of each snapshot image under dir, by

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 )
 
 // Host CPU over a measurement, read from the kernel, two ways:
@@ -28,10 +26,6 @@ import (
 //     goes is lost); for raw runsc, the bench's reaped children
 //     (RUSAGE_CHILDREN: each `runsc run` and `runsc delete`, and the
 //     sandbox and gofer processes `runsc run` itself waits for).
-
-// userHZ is the clock tick of /proc/stat and /proc/<pid>/stat: USER_HZ,
-// 100 on every Linux architecture Paddock builds for.
-const userHZ = 100
 
 // cgroupPoll is how often the sandbox cgroups' usage is read.
 const cgroupPoll = 100 * time.Millisecond
@@ -89,7 +83,7 @@ type cpuMeter struct {
 
 func startCPUMeter(src cpuSources) *cpuMeter {
 	if src.cgroupRoot == "" {
-		src.cgroupRoot = sandboxCPURoot("/sys/fs/cgroup")
+		src.cgroupRoot = host.SandboxCPURoot("/sys/fs/cgroup")
 	}
 	m := &cpuMeter{src: src, stopc: make(chan struct{}), seen: map[string]float64{}}
 	if src.sandboxes != nil {
@@ -136,19 +130,19 @@ func (m *cpuMeter) stop() cpuUsage {
 func (m *cpuMeter) read() cpuUsage {
 	var u cpuUsage
 	if f, err := os.Open("/proc/stat"); err == nil {
-		u.Machine, _ = parseProcStatBusy(f)
+		u.Machine, _ = host.ParseProcStatBusy(f)
 		f.Close()
 	}
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		u.Bench = rusageSeconds(ru)
+		u.Bench = host.RusageSeconds(ru)
 	}
 	if m.src.children && syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) == nil {
-		u.Children = rusageSeconds(ru)
+		u.Children = host.RusageSeconds(ru)
 	}
 	if m.src.serverPID > 0 {
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", m.src.serverPID)); err == nil {
-			u.Server, _ = parsePidStatCPU(string(b))
+			u.Server, _ = host.ParsePidStatCPU(string(b))
 		}
 	}
 	return u
@@ -171,7 +165,7 @@ func (m *cpuMeter) poll() {
 		if !known && !m.src.sandboxes(id) {
 			continue
 		}
-		v, err := readCgroupCPU(filepath.Join(m.src.cgroupRoot, id))
+		v, err := host.ReadCgroupCPU(filepath.Join(m.src.cgroupRoot, id))
 		if err != nil {
 			continue // gone meanwhile: its last read stands
 		}
@@ -189,92 +183,4 @@ func (m *cpuMeter) sandboxTotal() float64 {
 		t += v
 	}
 	return t
-}
-
-// sandboxCPURoot is the parent of the sandboxes' CPU accounting cgroups:
-// the cpuacct hierarchy's /paddock on cgroup v1, /paddock of the unified
-// hierarchy on v2.
-func sandboxCPURoot(sysfs string) string {
-	if cg, err := detectMemCgroups(sysfs); err == nil && cg.V2 {
-		return cg.Root
-	}
-	return filepath.Join(sysfs, "cpuacct", "paddock")
-}
-
-// readCgroupCPU is a cgroup's CPU time in seconds: cpuacct.usage (ns) on
-// v1, cpu.stat's usage_usec on v2.
-func readCgroupCPU(dir string) (float64, error) {
-	if b, err := os.ReadFile(filepath.Join(dir, "cpuacct.usage")); err == nil {
-		ns, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-		return float64(ns) / 1e9, err
-	}
-	f, err := os.Open(filepath.Join(dir, "cpu.stat"))
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	st, err := parseMemStat(f)
-	if err != nil {
-		return 0, err
-	}
-	us, ok := st["usage_usec"]
-	if !ok {
-		return 0, fmt.Errorf("%s/cpu.stat: no usage_usec", dir)
-	}
-	return float64(us) / 1e6, nil
-}
-
-// parseProcStatBusy is the busy time of all CPUs in seconds from
-// /proc/stat's "cpu" line: user, nice, system, irq, softirq and steal
-// (guest time is already inside user and nice; idle and iowait are not
-// busy).
-func parseProcStatBusy(r io.Reader) (float64, error) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 || f[0] != "cpu" {
-			continue
-		}
-		if len(f) < 9 {
-			return 0, fmt.Errorf("/proc/stat: short cpu line %q", sc.Text())
-		}
-		var busy uint64
-		for _, i := range []int{1, 2, 3, 6, 7, 8} { // user nice system irq softirq steal
-			v, err := strconv.ParseUint(f[i], 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("/proc/stat: %w", err)
-			}
-			busy += v
-		}
-		return float64(busy) / userHZ, nil
-	}
-	return 0, fmt.Errorf("/proc/stat: no cpu line")
-}
-
-// parsePidStatCPU is a process's utime + stime + cutime + cstime in
-// seconds from its /proc/<pid>/stat line. The command name, in
-// parentheses, may hold spaces: fields are counted after its last ')'.
-func parsePidStatCPU(line string) (float64, error) {
-	i := strings.LastIndexByte(line, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/pid/stat: no command name")
-	}
-	// After ')': state (field 3) … utime is field 14, cstime field 17.
-	f := strings.Fields(line[i+1:])
-	if len(f) < 15 {
-		return 0, fmt.Errorf("/proc/pid/stat: %d fields after the name", len(f))
-	}
-	var t uint64
-	for _, s := range f[11:15] {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("/proc/pid/stat: %w", err)
-		}
-		t += v
-	}
-	return float64(t) / userHZ, nil
-}
-
-func rusageSeconds(ru syscall.Rusage) float64 {
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }

@@ -1,4 +1,4 @@
-package main
+package host
 
 import (
 	"os"
@@ -28,26 +28,17 @@ func TestRunQueueCountsThreadsPresentInBoth(t *testing.T) {
 	write("10", "900 4000 9\n")
 	write("14", "100 7000 1\n")                      // started in between: its whole wait is not this window's
 	after := readRunQueue(dir, []string{"10", "14"}) // 11 ended in between
-	if got, want := after.since(before), 3000*time.Nanosecond; got != want {
+	if got, want := after.Since(before), 3000*time.Nanosecond; got != want {
 		t.Fatalf("since = %v, want %v", got, want)
 	}
 }
 
 func TestRunQueueOfThisProcess(t *testing.T) {
-	rq, err := processRunQueue(os.Getpid())
+	rq, err := ProcessRunQueue(os.Getpid())
 	if err != nil {
 		t.Skipf("no schedstat here: %v", err)
 	}
 	if len(rq) == 0 {
 		t.Fatal("no thread of this process read")
-	}
-}
-
-func TestPerCell(t *testing.T) {
-	if got := perCell(3*time.Millisecond, 1000); got != 3 {
-		t.Fatalf("perCell = %v µs, want 3", got)
-	}
-	if got := perCell(time.Second, 0); got != 0 {
-		t.Fatalf("perCell with no cells = %v, want 0", got)
 	}
 }

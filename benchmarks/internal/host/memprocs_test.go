@@ -1,4 +1,4 @@
-package main
+package host
 
 import (
 	"os"
@@ -28,14 +28,14 @@ func TestRunscAnonSplitsSentryAndGofer(t *testing.T) {
 	if err := os.WriteFile(procs, []byte("10\n11\n12\n13\n14\n15\n"), 0o600); err != nil { // 15 has ended
 		t.Fatal(err)
 	}
-	sentry, gofer, err := runscAnon(procs, proc)
+	sentry, gofer, err := RunscAnon(procs, proc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sentry != 16400384 || gofer != 5222400 {
 		t.Errorf("sentry %d, gofer %d; want 16400384, 5222400", sentry, gofer)
 	}
-	if _, _, err := runscAnon(filepath.Join(cg, "missing"), proc); err == nil {
+	if _, _, err := RunscAnon(filepath.Join(cg, "missing"), proc); err == nil {
 		t.Error("a missing cgroup.procs read without error")
 	}
 }

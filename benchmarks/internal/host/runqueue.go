@@ -1,4 +1,4 @@
-package main
+package host
 
 import (
 	"bytes"
@@ -9,15 +9,15 @@ import (
 	"time"
 )
 
-// runQueue is how long each thread of a set has waited, runnable, for a
+// RunQueue is how long each thread of a set has waited, runnable, for a
 // CPU since it started: the second field of /proc/<tid>/schedstat, in
 // nanoseconds, by thread id. The session tail reads it of the kernel's
 // sandbox and of the server around each condition, to tell time lost to
 // the host scheduler from time spent working.
-type runQueue map[string]uint64
+type RunQueue map[string]uint64
 
-// cgroupRunQueue reads the threads of the cgroup v1 directory dir.
-func cgroupRunQueue(dir string) (runQueue, error) {
+// CgroupRunQueue reads the threads of the cgroup v1 directory dir.
+func CgroupRunQueue(dir string) (RunQueue, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "tasks"))
 	if err != nil {
 		return nil, err
@@ -29,8 +29,8 @@ func cgroupRunQueue(dir string) (runQueue, error) {
 	return readRunQueue("/proc", tids), nil
 }
 
-// processRunQueue reads the threads of process pid.
-func processRunQueue(pid int) (runQueue, error) {
+// ProcessRunQueue reads the threads of process pid.
+func ProcessRunQueue(pid int) (RunQueue, error) {
 	dir := fmt.Sprintf("/proc/%d/task", pid)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -45,8 +45,8 @@ func processRunQueue(pid int) (runQueue, error) {
 
 // readRunQueue reads dir/<tid>/schedstat of each thread; one that has
 // exited meanwhile is left out.
-func readRunQueue(dir string, tids []string) runQueue {
-	rq := runQueue{}
+func readRunQueue(dir string, tids []string) RunQueue {
+	rq := RunQueue{}
 	for _, tid := range tids {
 		b, err := os.ReadFile(filepath.Join(dir, tid, "schedstat"))
 		if err != nil {
@@ -63,9 +63,9 @@ func readRunQueue(dir string, tids []string) runQueue {
 	return rq
 }
 
-// since is the wait added between b and a by the threads present in both:
+// Since is the wait added between b and a by the threads present in both:
 // a thread that started or ended in between is not counted.
-func (a runQueue) since(b runQueue) time.Duration {
+func (a RunQueue) Since(b RunQueue) time.Duration {
 	var sum uint64
 	for tid, ns := range a {
 		if old, ok := b[tid]; ok && ns >= old {

@@ -1,4 +1,4 @@
-package main
+package host
 
 import (
 	"bytes"
@@ -12,11 +12,11 @@ import (
 // (runsc-gofer) its Go heap; the guest's memory, the interpreter's pages
 // included, is the shared memory file (memSample.Shmem).
 
-// runscAnon sums the anonymous memory (smaps_rollup's Anonymous) of the
+// RunscAnon sums the anonymous memory (smaps_rollup's Anonymous) of the
 // Sentry and of the gofer among the processes listed in a cgroup's
 // cgroup.procs file, reading them under procRoot (/proc). A process that
 // has ended meanwhile is skipped.
-func runscAnon(procsFile, procRoot string) (sentry, gofer uint64, err error) {
+func RunscAnon(procsFile, procRoot string) (sentry, gofer uint64, err error) {
 	b, err := os.ReadFile(procsFile)
 	if err != nil {
 		return 0, 0, err
@@ -40,7 +40,7 @@ func runscAnon(procsFile, procRoot string) (sentry, gofer uint64, err error) {
 		if err != nil {
 			continue
 		}
-		st, err := parseProcStatus(f)
+		st, err := ParseProcStatus(f)
 		f.Close()
 		if err != nil {
 			return 0, 0, err

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/host"
+)
+
+// idleMemory waits until s holds its pools full and idle, with no other
+// sandbox alive, then reads the memory cgroup of each of its sandboxes.
+func (s *server) idleMemory(ctx context.Context, cg host.Cgroups, settle time.Duration) ([]memRow, error) {
+	// Two minutes for the pools to become quiet, plus the settling.
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+settle)
+	defer cancel()
+	for {
+		byLang, ready, err := s.quietCgroups(ctx, cg)
+		if err != nil {
+			return nil, err
+		}
+		if ready {
+			// Let restores finish loading memory and teardowns finish.
+			if err := bench.Sleep(ctx, settle); err != nil {
+				return nil, err
+			}
+			if again, still, err := s.quietCgroups(ctx, cg); err == nil && still && sameIDs(byLang, again) {
+				return s.readMemRows(cg, byLang)
+			}
+		}
+		if err := bench.Sleep(ctx, 100*time.Millisecond); err != nil {
+			return nil, fmt.Errorf("waiting for idle pools: %w", err)
+		}
+	}
+}
+
+// quietCgroups returns the server's sandbox IDs by language and whether
+// the server is quiet: every pool full, none in use, and exactly the ready
+// sandboxes alive.
+func (s *server) quietCgroups(ctx context.Context, cg host.Cgroups) (map[string][]string, bool, error) {
+	ps, err := s.pools(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	list := host.SandboxCgroups
+	if s.cfg.runtime == "runc" {
+		list = host.RuncSandboxCgroups
+	}
+	byLang, err := list(cg.Root, s.state)
+	if err != nil {
+		return nil, false, err
+	}
+	ready, alive := 0, 0
+	for _, t := range ps {
+		if t.Pool.Ready < t.Pool.Target || t.Pool.InUse > 0 {
+			return byLang, false, nil
+		}
+		ready += t.Pool.Ready
+	}
+	for _, ids := range byLang {
+		alive += len(ids)
+	}
+	return byLang, ready > 0 && alive == ready, nil
+}
+
+// readMemRows reads the memory of the sandboxes in byLang and groups it
+// by language and by how each sandbox was made.
+func (s *server) readMemRows(cg host.Cgroups, byLang map[string][]string) ([]memRow, error) {
+	var rows []memRow
+	for _, name := range slices.Sorted(maps.Keys(byLang)) {
+		byStart := map[string]*memRow{}
+		for _, id := range byLang[name] {
+			start := "runc"
+			if s.cfg.runtime != "runc" {
+				var err error
+				if start, err = host.StartKindOf(filepath.Join(s.state, "runsc"), id); err != nil {
+					return nil, err
+				}
+			}
+			m, err := readMemCgroup(filepath.Join(cg.Root, id), cg.V2)
+			if err != nil {
+				return nil, err
+			}
+			m.ID = id
+			if m.SentryAnon, m.GoferAnon, err = host.RunscAnon(filepath.Join(cg.Root, id, "cgroup.procs"), "/proc"); err != nil {
+				return nil, err
+			}
+			if byStart[start] == nil {
+				byStart[start] = &memRow{Lang: name, Server: s.cfg.describe(), Start: start}
+			}
+			byStart[start].Samples = append(byStart[start].Samples, m)
+		}
+		for _, start := range slices.Sorted(maps.Keys(byStart)) {
+			rows = append(rows, *byStart[start])
+		}
+	}
+	return rows, nil
+}
+
+// readMemCgroup reads one sandbox's memory cgroup: v1's
+// memory.usage_in_bytes and hierarchical memory.stat counters, or v2's
+// memory.current and memory.stat (hierarchical already, rss named anon).
+func readMemCgroup(dir string, v2 bool) (memSample, error) {
+	var m memSample
+	usageFile, rssKey := "memory.usage_in_bytes", "rss"
+	if v2 {
+		usageFile, rssKey = "memory.current", "anon"
+	}
+	b, err := os.ReadFile(filepath.Join(dir, usageFile))
+	if err != nil {
+		return m, err
+	}
+	if m.Usage, err = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err != nil {
+		return m, fmt.Errorf("%s/%s: %w", dir, usageFile, err)
+	}
+	f, err := os.Open(filepath.Join(dir, "memory.stat"))
+	if err != nil {
+		return m, err
+	}
+	defer f.Close()
+	st, err := host.ParseMemStat(f)
+	if err != nil {
+		return m, fmt.Errorf("%s/memory.stat: %w", dir, err)
+	}
+	if v2 {
+		m.RSS, m.Shmem = st[rssKey], st["shmem"]
+	} else {
+		m.RSS, m.Shmem = host.StatValue(st, rssKey), host.StatValue(st, "shmem")
+	}
+	return m, nil
+}
+
+func sameIDs(a, b map[string][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !slices.Equal(v, b[k]) {
+			return false
+		}
+	}
+	return true
+}
