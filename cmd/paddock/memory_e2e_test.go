@@ -63,12 +63,12 @@ func TestE2EMemoryAndShm(t *testing.T) {
 			t.Fatalf("first cell: %+v", r)
 		}
 		// The template's 512 MiB gives a 313 MiB heap: 3 to 6 s to fill.
-		if r := e.exec(t, id, growHeap); r.Status != "aborted" || r.Reason != "oom" {
-			t.Errorf("heap-filling cell: status %q reason %q stderr %.300q, want aborted oom", r.Status, r.Reason, r.Stderr)
+		if r := e.exec(t, id, growHeap); r.Status != "aborted" || r.Reason != "oom" || !r.StateLost || !r.KernelRestarted {
+			t.Errorf("heap-filling cell: status %q reason %q state lost %v restarted %v stderr %.300q, want aborted oom on a restarted kernel",
+				r.Status, r.Reason, r.StateLost, r.KernelRestarted, r.Stderr)
 		}
-		status, raw := e.do(t, "POST", "/v1/sessions/"+id+"/execute", map[string]any{"code": "kept"}, "")
-		if status != http.StatusConflict || !strings.Contains(string(raw), "session_lost") {
-			t.Errorf("after the heap ran out: HTTP %d %s, want 409 session_lost", status, raw)
+		if r := e.exec(t, id, "typeof kept"); mainText(r) != "'undefined'" || r.ExecutionCount != 1 {
+			t.Errorf("after the heap ran out: %+v, want kept undefined at count 1 on the fresh kernel", r)
 		}
 	})
 }

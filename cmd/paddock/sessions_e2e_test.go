@@ -32,11 +32,14 @@ type execResp struct {
 		Value     string   `json:"value"`
 		Traceback []string `json:"traceback"`
 	} `json:"error"`
-	Status string `json:"status"`
-	Reason string `json:"reason"`
-	Warm   bool   `json:"warm"`
-	Start  string `json:"start"`
-	Timing struct {
+	Status          string `json:"status"`
+	Reason          string `json:"reason"`
+	StateLost       bool   `json:"state_lost"`
+	StateLostReason string `json:"state_lost_reason"`
+	KernelRestarted bool   `json:"kernel_restarted"`
+	Warm            bool   `json:"warm"`
+	Start           string `json:"start"`
+	Timing          struct {
 		QueueMS   float64 `json:"queue_ms"`
 		AcquireMS float64 `json:"acquire_ms"`
 		StartMS   float64 `json:"start_ms"`
@@ -84,7 +87,13 @@ func (e *e2e) newSession(t *testing.T, body map[string]any) string {
 
 func (e *e2e) exec(t *testing.T, id, code string) execResp {
 	t.Helper()
-	status, raw := e.do(t, "POST", "/v1/sessions/"+id+"/execute", map[string]any{"code": code, "timeout_ms": 30000}, "")
+	return e.execFor(t, id, code, 30000)
+}
+
+// execFor runs one cell with a timeout of timeoutMS.
+func (e *e2e) execFor(t *testing.T, id, code string, timeoutMS int) execResp {
+	t.Helper()
+	status, raw := e.do(t, "POST", "/v1/sessions/"+id+"/execute", map[string]any{"code": code, "timeout_ms": timeoutMS}, "")
 	if status != http.StatusOK {
 		t.Fatalf("execute %q: HTTP %d %s", code, status, raw)
 	}
@@ -289,14 +298,15 @@ func TestE2ESessionsStreamIsolationAndLoss(t *testing.T) {
 		t.Errorf("the files listing shows the host canary: HTTP %d %q", code, raw)
 	}
 
-	// An OOM kills the kernel: the session says so from then on.
+	// An OOM kills the kernel: the answer says its state is gone, and the
+	// session goes on with a fresh kernel.
+	e.exec(t, b, "kept = 1")
 	r = e.exec(t, b, "a = []\nwhile True: a.append(bytearray(64 << 20))")
-	if r.Status != "aborted" || r.Reason != "oom" {
-		t.Errorf("memory hog: %+v, want oom", r)
+	if r.Status != "aborted" || r.Reason != "oom" || !r.StateLost || !r.KernelRestarted || r.StateLostReason != "the kernel ran out of memory" {
+		t.Errorf("memory hog: %+v, want oom, state lost, kernel restarted", r)
 	}
-	status, raw := e.do(t, "POST", "/v1/sessions/"+b+"/execute", map[string]any{"code": "1"}, "")
-	if status != http.StatusConflict || !strings.Contains(string(raw), "session_lost") {
-		t.Errorf("after OOM: HTTP %d %s, want 409 session_lost", status, raw)
+	if r := e.exec(t, b, "kept"); r.Error == nil || r.Error.Name != "NameError" || r.ExecutionCount != 1 {
+		t.Errorf("after OOM: %+v, want NameError at count 1 on the fresh kernel", r)
 	}
 
 	// An expired session answers 404.
