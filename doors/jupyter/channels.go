@@ -3,6 +3,7 @@ package jupyterdoor
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,7 +77,11 @@ func (d *door) channels(c *gin.Context) {
 	k.read(ctx)
 }
 
-// read dispatches the client's messages until the connection ends.
+// read dispatches the client's messages until the connection ends. A
+// text frame is JSON on either framing, a binary one v1 or JSON with
+// buffers by the framing agreed. A frame refused is answered at once: an
+// error reply to the request when its header could be read, otherwise a
+// close with the reason; never silence that leaves the client waiting.
 func (k *conn) read(ctx context.Context) {
 	defer k.close("client gone")
 	for {
@@ -86,24 +91,39 @@ func (k *conn) read(ctx context.Context) {
 		}
 		var in inbound
 		switch {
-		case k.v1 && typ == websocket.MessageBinary:
-			in, err = decodeV1(b)
-		case !k.v1 && typ == websocket.MessageText:
+		case typ == websocket.MessageText:
 			in, err = decodeJSON(b)
+		case k.v1:
+			in, err = decodeV1(b)
 		default:
-			err = errFrame
+			in, err = decodeBinaryJSON(b)
 		}
-		if err != nil {
-			k.d.log.Info("kernel websocket: dropped a malformed message", "session_id", k.id, "error", err)
-			continue
+		var r *refused
+		switch {
+		case errors.As(err, &r) && r.req != nil:
+			k.d.log.Info("kernel websocket: refused a message", "session_id", k.id, "msg_type", r.req.Header.MsgType, "error", err)
+			k.refuse(*r.req, r.why)
+		case err != nil:
+			k.d.log.Info("kernel websocket: closed on a malformed message", "session_id", k.id, "error", err)
+			k.closeWith(websocket.StatusInvalidFramePayloadData, err.Error())
+			return
+		default:
+			k.dispatch(in)
 		}
-		k.dispatch(in)
 	}
 }
 
+// dispatch hands a message to its channel's handler. interrupt_request
+// and shutdown_request on shell (where ipykernel takes them too, and
+// where a client that names no channel sends them) are answered at once
+// on shell, not behind a running cell.
 func (k *conn) dispatch(in inbound) {
 	switch in.Channel {
 	case "shell":
+		if t := in.Header.MsgType; t == "interrupt_request" || t == "shutdown_request" {
+			go k.control(in)
+			return
+		}
 		in.Seq = k.shellSeq.Add(1)
 		select {
 		case k.shell <- in:
@@ -113,10 +133,22 @@ func (k *conn) dispatch(in inbound) {
 	case "control":
 		go k.control(in)
 	case "stdin":
-		if in.Header.MsgType == "input_reply" {
-			k.deliverInput(in)
+		if in.Header.MsgType != "input_reply" {
+			k.refuse(in, "stdin takes only input_reply from a client")
+			return
 		}
+		k.deliverInput(in)
+	default:
+		why := "no channel " + strconv.Quote(in.Channel) + ": a message goes on shell, control or stdin"
+		in.Channel = "shell" // every client listens there
+		k.refuse(in, why)
 	}
+}
+
+// refuse answers a request the door will not take with an error reply
+// on its channel, parented on it, as the reply to it would be.
+func (k *conn) refuse(in inbound, why string) {
+	k.reply(in, replyType(in.Header.MsgType), errorContent("BadMessage", why))
 }
 
 // write sends queued frames in order.
@@ -160,12 +192,21 @@ func (k *conn) send(m outbound) {
 
 // close ends the connection once.
 func (k *conn) close(why string) {
+	status := websocket.StatusNormalClosure
+	if why == "client too slow" {
+		status = websocket.StatusPolicyViolation
+	}
+	k.closeWith(status, why)
+}
+
+// closeWith ends the connection once with a close frame of status and
+// why (at most 123 bytes, as the frame allows).
+func (k *conn) closeWith(status websocket.StatusCode, why string) {
+	if len(why) > 123 {
+		why = why[:123]
+	}
 	k.once.Do(func() {
 		close(k.done)
-		status := websocket.StatusNormalClosure
-		if why == "client too slow" {
-			status = websocket.StatusPolicyViolation
-		}
 		go func() { _ = k.ws.Close(status, why) }()
 	})
 }

@@ -123,3 +123,76 @@ func TestReplyType(t *testing.T) {
 		}
 	}
 }
+
+// The forms Jupyter Server's channels handler takes in the JSON framing
+// are taken, with its defaults: only header.msg_type is needed, a
+// missing or null channel is shell (input_reply's is stdin), the date is
+// any JSON value or none, and absent or null content is {}.
+func TestJSONFramingDefaults(t *testing.T) {
+	cases := []struct {
+		name, frame, channel, content string
+	}{
+		{"nbclient through the gateway client: no channel, date in seconds",
+			`{"header":{"msg_id":"a","msg_type":"kernel_info_request","username":"username","session":"s","date":1796531868.046501,"version":"5.3"},"msg_id":"a","msg_type":"kernel_info_request","parent_header":{},"content":{},"metadata":{}}`,
+			"shell", `{}`},
+		{"ISO date with zone and fraction", `{"channel":"shell","header":{"msg_type":"kernel_info_request","date":"2026-12-06T04:44:45.518Z"}}`, "shell", `{}`},
+		{"ISO date without zone", `{"channel":"shell","header":{"msg_type":"kernel_info_request","date":"2026-12-06T04:44:45.518000"}}`, "shell", `{}`},
+		{"ISO date without fraction, with offset", `{"channel":"shell","header":{"msg_type":"kernel_info_request","date":"2026-12-06T04:44:45+02:00"}}`, "shell", `{}`},
+		{"integer date", `{"channel":"control","header":{"msg_type":"interrupt_request","date":1796531868}}`, "control", `{}`},
+		{"null date", `{"channel":"shell","header":{"msg_type":"kernel_info_request","date":null}}`, "shell", `{}`},
+		{"only msg_type", `{"header":{"msg_type":"execute_request"},"content":{"code":"1"}}`, "shell", `{"code":"1"}`},
+		{"null channel", `{"channel":null,"header":{"msg_type":"kernel_info_request"}}`, "shell", `{}`},
+		{"input_reply without channel", `{"header":{"msg_type":"input_reply"},"content":{"value":"x"}}`, "stdin", `{"value":"x"}`},
+		{"null content", `{"header":{"msg_type":"kernel_info_request"},"content":null}`, "shell", `{}`},
+		{"numeric msg_id", `{"header":{"msg_type":"kernel_info_request","msg_id":17}}`, "shell", `{}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in, err := decodeJSON([]byte(c.frame))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.Channel != c.channel || string(in.Content) != c.content {
+				t.Errorf("channel %q content %s, want %q %s", in.Channel, in.Content, c.channel, c.content)
+			}
+			// The reply's parent is the header exactly as sent.
+			var sent struct {
+				Header json.RawMessage `json:"header"`
+			}
+			_ = json.Unmarshal([]byte(c.frame), &sent)
+			if string(in.RawHeader) != string(sent.Header) {
+				t.Errorf("raw header %s, want %s", in.RawHeader, sent.Header)
+			}
+		})
+	}
+}
+
+// A binary frame without the v1 subprotocol is Jupyter's older framing
+// of a message with buffers: big-endian count and offsets, the JSON
+// message first. Built here as jupyter_server's serialize_binary_message
+// lays it out.
+func TestBinaryJSONFraming(t *testing.T) {
+	msg := `{"channel":"shell","header":{"msg_id":"b","msg_type":"comm_info_request"},"parent_header":{},"metadata":{},"content":{"target_name":"x"},"buffers":[]}`
+	buf := "\x01\x02\x03"
+	frame := []byte{0, 0, 0, 2, 0, 0, 0, 12}
+	frame = binary.BigEndian.AppendUint32(frame, uint32(12+len(msg)))
+	frame = append(append(frame, msg...), buf...)
+	in, err := decodeBinaryJSON(frame)
+	if err != nil || in.Channel != "shell" || in.Header.MsgType != "comm_info_request" || string(in.Content) != `{"target_name":"x"}` {
+		t.Fatalf("%+v %v", in, err)
+	}
+	// Only the JSON part: one offset.
+	one := append([]byte{0, 0, 0, 1, 0, 0, 0, 8}, msg...)
+	if in, err := decodeBinaryJSON(one); err != nil || in.Header.MsgID != "b" {
+		t.Fatalf("one part: %+v %v", in, err)
+	}
+	for name, b := range map[string][]byte{
+		"offset inside the offsets": {0, 0, 0, 1, 0, 0, 0, 4, '{', '}'},
+		"count past the end":        {0, 0, 0, 9, 0, 0, 0, 8, '{', '}'},
+		"no parts":                  {0, 0, 0, 0, 0, 0, 0, 8, '{', '}'},
+	} {
+		if _, err := decodeBinaryJSON(b); err == nil {
+			t.Errorf("%s: decoded", name)
+		}
+	}
+}
