@@ -11,13 +11,14 @@ import (
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 )
 
 // mcpPhase times MCP run_code round trips against POST /v1/run of the same
 // program on one pooled server, alternating, each from a full pool: the
 // MCP door's overhead on a warm one-shot run. The MCP session is opened
 // once, before the timed calls, as a host keeps it open.
-func mcpPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
+func mcpPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
 	s, err := startServer(ctx, o, serverConfig{name: "mcp", templates: langs.Names(langs.All), pool: o.Pool, snapshots: true})
 	if err != nil {
 		return err
@@ -36,7 +37,7 @@ func mcpPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
 			}
 		}
 		p := l.Probes[0]
-		d := doorRow{Door: "mcp", Op: "run_code " + p.Name, Lang: l.Name}
+		d := report.DoorRow{Door: "mcp", Op: "run_code " + p.Name, Lang: l.Name}
 		// One unmeasured round each way: first-use costs on both sides.
 		for i := -1; i < o.MCPN; i++ {
 			if err := s.awaitFull(ctx, l.Name); err != nil {
@@ -69,8 +70,8 @@ func mcpPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
 // /v1 (404) and over MCP (an error result), alternating: both reach the
 // core and come back at once, so the row is the door's own cost without
 // a sandbox's variance.
-func mcpNoSessionRow(ctx context.Context, s *server, cs *mcp.ClientSession, n int, rep *report) error {
-	d := doorRow{Door: "mcp", Op: "execute, no such session", Lang: "-", Bare: true}
+func mcpNoSessionRow(ctx context.Context, s *server, cs *mcp.ClientSession, n int, rep *report.Report) error {
+	d := report.DoorRow{Door: "mcp", Op: "execute, no such session", Lang: "-", Bare: true}
 	for i := -1; i < n; i++ {
 		start := time.Now()
 		err := s.postJSON(ctx, "/v1/sessions/no-such-session/execute", map[string]any{"code": "1"}, http.StatusNotFound, nil)

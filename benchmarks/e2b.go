@@ -8,11 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -23,7 +23,7 @@ const e2bCode = "print(1)"
 // ABBA order (so that a drift in the machine's load falls on both alike)
 // and the pool refilled before each, plus one unmeasured round of each
 // first.
-func e2bPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
+func e2bPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
 	s, err := startServer(ctx, o, serverConfig{name: "doors", templates: []string{"python"}, pool: o.Pool, snapshots: true})
 	if err != nil {
 		return err
@@ -163,43 +163,4 @@ func (s *server) e2bDelete(ctx context.Context, id string) {
 	if resp, err := s.http.Do(req); err == nil {
 		resp.Body.Close()
 	}
-}
-
-// e2bHeadlines is the door's overhead ratio, when both rows have samples,
-// and beside it the median of the ratios of each E2B sample to the /v1
-// sample next to it in time, which a busy machine's swings disturb less.
-func e2bHeadlines(rows []stats.Row) []headline {
-	e, _ := stats.FindRow(rows, "python", stats.ProbeE2BFirst, stats.ModeE2B)
-	r, _ := stats.FindRow(rows, "python", stats.ProbeE2BFirst, stats.ModeREST)
-	v, ok := stats.Ratio(e.P50(), r.P50())
-	if !ok {
-		return nil
-	}
-	out := []headline{newHeadline("python E2B create → first result p50 / /v1 create session + execute p50", v, "x", true, 1.05)}
-	if m, ok := pairedRatio(e.Counted(), r.Counted()); ok {
-		out = append(out, untargeted("python E2B create → first result / /v1, median of paired ratios", m, "x"))
-	}
-	return out
-}
-
-// pairedRatio is the median of a[i]/b[i].
-func pairedRatio(a, b []time.Duration) (float64, bool) {
-	n := min(len(a), len(b))
-	if n == 0 {
-		return 0, false
-	}
-	rs := make([]float64, 0, n)
-	for i := range n {
-		if b[i] > 0 {
-			rs = append(rs, float64(a[i])/float64(b[i]))
-		}
-	}
-	if len(rs) == 0 {
-		return 0, false
-	}
-	slices.Sort(rs)
-	if len(rs)%2 == 1 {
-		return rs[len(rs)/2], true
-	}
-	return (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2, true
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -37,7 +38,7 @@ var jupyterNoDelayLauncher []byte
 const jupyterNoDelayCheck = "paddock-bench: kernel WebSocket TCP_NODELAY=1"
 
 // jupyterPhase measures both stacks, one after the other, each alone.
-func jupyterPhase(ctx context.Context, o bench.Options, rep *report) error {
+func jupyterPhase(ctx context.Context, o bench.Options, rep *report.Report) error {
 	s, err := startServer(ctx, o, serverConfig{name: "jupyter", templates: []string{"python"}, pool: 1, snapshots: true})
 	if err != nil {
 		return err
@@ -59,7 +60,7 @@ func jupyterPhase(ctx context.Context, o bench.Options, rep *report) error {
 // nativeJupyterRow measures one native Jupyter Server, started for it
 // alone. With Nagle off, the row counts only once the launcher has shown
 // TCP_NODELAY set on the kernel WebSocket's socket.
-func nativeJupyterRow(ctx context.Context, o bench.Options, rep *report, mode string) error {
+func nativeJupyterRow(ctx context.Context, o bench.Options, rep *report.Report, mode string) error {
 	nodelay := mode == stats.ModeJupyterNoDelay
 	base, stderr, stop, err := nativeJupyter(ctx, "bench", nodelay)
 	if err != nil {
@@ -196,41 +197,4 @@ func nativeJupyter(ctx context.Context, token string, nodelay bool) (string, *lo
 	}
 	stop()
 	return "", nil, nil, errors.New("jupyter server did not answer in 3 minutes")
-}
-
-// jupyterHeadlines compares Paddock's cell round trip with the faster of
-// the native rows (Nagle off, normally): native p50 / Paddock p50, how
-// many times faster the sandboxed stack is (the issue's aim: at least 7).
-// The stock native row, when it is not that baseline, is shown beside it
-// without a target.
-func jupyterHeadlines(rows []stats.Row) []headline {
-	p, ok := stats.FindRow(rows, "python", stats.JupyterProbe, stats.ModeJupyterPaddock)
-	if !ok {
-		return nil
-	}
-	what := func(mode string) string {
-		stack := "native Jupyter Server + ipykernel"
-		if mode == stats.ModeJupyterNoDelay {
-			stack += " with TCP_NODELAY"
-		}
-		return fmt.Sprintf("python `%s` Jupyter cell round trip: %s p50 / Paddock p50", stats.JupyterProbe, stack)
-	}
-	var best stats.Row
-	for _, mode := range []string{stats.ModeJupyterNoDelay, stats.ModeJupyterNative} {
-		if n, ok := stats.FindRow(rows, "python", stats.JupyterProbe, mode); ok && (best.Mode == "" || n.P50() < best.P50()) {
-			best = n
-		}
-	}
-	v, ok := stats.Ratio(best.P50(), p.P50())
-	if !ok {
-		return nil
-	}
-	out := []headline{newHeadline(what(best.Mode), v, "x", false, 7)}
-	if best.Mode != stats.ModeJupyterNative {
-		n, _ := stats.FindRow(rows, "python", stats.JupyterProbe, stats.ModeJupyterNative)
-		if v, ok := stats.Ratio(n.P50(), p.P50()); ok {
-			out = append(out, untargeted(what(stats.ModeJupyterNative), v, "x"))
-		}
-	}
-	return out
 }

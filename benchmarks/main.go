@@ -17,6 +17,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/templates"
 )
 
@@ -152,7 +153,7 @@ func run(ctx context.Context, o bench.Options) error {
 		return sessionTailPhase(ctx, o, os.Stdout)
 	}
 	started := time.Now()
-	var rep report
+	var rep report.Report
 	var errs []error
 	all := func(name string, f func() error) {
 		if ctx.Err() != nil {
@@ -213,7 +214,7 @@ func run(ctx context.Context, o bench.Options) error {
 			err := steadyPhase(ctx, o, rs, &rep)
 			// Its points at --throughput-concurrency stand for the
 			// throughput of the shipped server and the raw run rate.
-			for _, t := range steadyThroughput(rep.Steady, o.ThroughputConcurrency) {
+			for _, t := range report.SteadyThroughput(rep.Steady, o.ThroughputConcurrency) {
 				if slices.Contains(o.ThroughputLangs, t.Lang) {
 					rep.Throughput = append(rep.Throughput, t)
 				}
@@ -254,22 +255,22 @@ func run(ctx context.Context, o bench.Options) error {
 		errs = append(errs, ctx.Err())
 	}
 
-	sortRows(rep.Rows)
-	rep.print(os.Stdout)
-	printSteady(os.Stdout, rep.Steady)
+	report.SortRows(rep.Rows)
+	rep.Print(os.Stdout)
+	report.PrintSteady(os.Stdout, rep.Steady)
 	title := fmt.Sprintf("Paddock make bench, %s: p50 time to first result (log scale)", started.UTC().Format("2006-01-02 15:04 UTC"))
 	errs = append(errs,
-		writeFile(o.JSONOut, func(w io.Writer) error { return writeJSON(w, rep, started, o.Flags) }),
-		writeFile(o.CSVOut, func(w io.Writer) error { return writeCSV(w, rep) }),
-		writeFile(o.PNGOut, func(w io.Writer) error { return writeChart(w, title, rep.Rows) }))
+		report.WriteFile(o.JSONOut, func(w io.Writer) error { return report.WriteJSON(w, rep, started, o.Flags) }),
+		report.WriteFile(o.CSVOut, func(w io.Writer) error { return report.WriteCSV(w, rep) }),
+		report.WriteFile(o.PNGOut, func(w io.Writer) error { return writeChart(w, title, rep.Rows) }))
 	outs := []string{o.JSONOut, o.CSVOut, o.PNGOut}
 	if len(rep.Steady) > 0 {
 		steadyStarted := started.UTC().Format("2006-01-02 15:04 UTC")
 		errs = append(errs,
-			writeFile(o.SteadyTxt, func(w io.Writer) error { printSteady(w, rep.Steady); return nil }),
-			writeFile(o.SteadyCSV, func(w io.Writer) error { return writeSteadyCSV(w, rep.Steady) }),
-			writeFile(o.SteadyPNG, func(w io.Writer) error {
-				return writeSteadyChart(w, steadyTitle(steadyStarted, rep.Steady), rep.Steady)
+			report.WriteFile(o.SteadyTxt, func(w io.Writer) error { report.PrintSteady(w, rep.Steady); return nil }),
+			report.WriteFile(o.SteadyCSV, func(w io.Writer) error { return report.WriteSteadyCSV(w, rep.Steady) }),
+			report.WriteFile(o.SteadyPNG, func(w io.Writer) error {
+				return writeSteadyChart(w, report.SteadyTitle(steadyStarted, rep.Steady), rep.Steady)
 			}))
 		outs = append(outs, o.SteadyTxt, o.SteadyCSV, o.SteadyPNG)
 	}

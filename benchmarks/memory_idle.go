@@ -13,11 +13,12 @@ import (
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 )
 
 // idleMemory waits until s holds its pools full and idle, with no other
 // sandbox alive, then reads the memory cgroup of each of its sandboxes.
-func (s *server) idleMemory(ctx context.Context, cg host.Cgroups, settle time.Duration) ([]memRow, error) {
+func (s *server) idleMemory(ctx context.Context, cg host.Cgroups, settle time.Duration) ([]report.MemRow, error) {
 	// Two minutes for the pools to become quiet, plus the settling.
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+settle)
 	defer cancel()
@@ -72,10 +73,10 @@ func (s *server) quietCgroups(ctx context.Context, cg host.Cgroups) (map[string]
 
 // readMemRows reads the memory of the sandboxes in byLang and groups it
 // by language and by how each sandbox was made.
-func (s *server) readMemRows(cg host.Cgroups, byLang map[string][]string) ([]memRow, error) {
-	var rows []memRow
+func (s *server) readMemRows(cg host.Cgroups, byLang map[string][]string) ([]report.MemRow, error) {
+	var rows []report.MemRow
 	for _, name := range slices.Sorted(maps.Keys(byLang)) {
-		byStart := map[string]*memRow{}
+		byStart := map[string]*report.MemRow{}
 		for _, id := range byLang[name] {
 			start := "runc"
 			if s.cfg.runtime != "runc" {
@@ -93,7 +94,7 @@ func (s *server) readMemRows(cg host.Cgroups, byLang map[string][]string) ([]mem
 				return nil, err
 			}
 			if byStart[start] == nil {
-				byStart[start] = &memRow{Lang: name, Server: s.cfg.describe(), Start: start}
+				byStart[start] = &report.MemRow{Lang: name, Server: s.cfg.describe(), Start: start}
 			}
 			byStart[start].Samples = append(byStart[start].Samples, m)
 		}
@@ -107,8 +108,8 @@ func (s *server) readMemRows(cg host.Cgroups, byLang map[string][]string) ([]mem
 // readMemCgroup reads one sandbox's memory cgroup: v1's
 // memory.usage_in_bytes and hierarchical memory.stat counters, or v2's
 // memory.current and memory.stat (hierarchical already, rss named anon).
-func readMemCgroup(dir string, v2 bool) (memSample, error) {
-	var m memSample
+func readMemCgroup(dir string, v2 bool) (report.MemSample, error) {
+	var m report.MemSample
 	usageFile, rssKey := "memory.usage_in_bytes", "rss"
 	if v2 {
 		usageFile, rssKey = "memory.current", "anon"

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 )
 
 func TestReadMemCgroup(t *testing.T) {
@@ -11,16 +13,16 @@ func TestReadMemCgroup(t *testing.T) {
 		name  string
 		v2    bool
 		files map[string]string
-		want  memSample
+		want  report.MemSample
 	}{
 		{"cgroup v1", false, map[string]string{
 			"memory.usage_in_bytes": "31457280\n",
 			"memory.stat":           "cache 4096\nrss 1048576\nshmem 20971520\ntotal_rss 2097152\ntotal_shmem 20971520\n",
-		}, memSample{Usage: 31457280, RSS: 2097152, Shmem: 20971520}},
+		}, report.MemSample{Usage: 31457280, RSS: 2097152, Shmem: 20971520}},
 		{"cgroup v2", true, map[string]string{
 			"memory.current": "41943040\n",
 			"memory.stat":    "anon 3145728\nfile 8192\nkernel 65536\nshmem 26214400\n",
-		}, memSample{Usage: 41943040, RSS: 3145728, Shmem: 26214400}},
+		}, report.MemSample{Usage: 41943040, RSS: 3145728, Shmem: 26214400}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,8 +44,8 @@ func TestReadMemCgroup(t *testing.T) {
 			}
 		})
 	}
-	m := memRow{Samples: []memSample{{Usage: 31457280}, {Usage: 10485760}}}
-	if mb := m.meanMB(func(s memSample) uint64 { return s.Usage }); mb != 20 {
+	m := report.MemRow{Samples: []report.MemSample{{Usage: 31457280}, {Usage: 10485760}}}
+	if mb := m.MeanMB(func(s report.MemSample) uint64 { return s.Usage }); mb != 20 {
 		t.Errorf("mean usage %v MiB, want 20", mb)
 	}
 }

@@ -9,13 +9,14 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 )
 
 // memoryPhase pools every template of memTemplates on one server, the
 // pools of snapshotted templates refilled by restores, and reads the
 // memory of the idle pools by template. It runs with --memory-only: a
 // whole bench reads the same from its pooled and python-slim phases.
-func memoryPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report) (err error) {
+func memoryPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report.Report) (err error) {
 	if rep.MemoryNote != "" {
 		return errors.New(rep.MemoryNote)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 )
 
 // The native RSS is what a template's interpreter holds in memory when it
@@ -34,35 +35,6 @@ const nativeRSSSettle = 2 * time.Second
 // and so whose native RSS it measures.
 var memTemplates = []string{"python", "python-slim", "node"}
 
-// nativeRSS is the resident memory of one template's interpreter idling
-// natively after its warm-up, one sample per process started.
-type nativeRSS struct {
-	Template string          `json:"template"`
-	Samples  []procRSSSample `json:"samples"`
-	Note     string          `json:"note,omitempty"`
-}
-
-// procRSSSample is one process's /proc/PID/status memory lines, read while
-// it waits (kernel's VmRSS = RssAnon + RssFile + RssShmem), and the peak
-// the kernel reported when it ended (ru_maxrss of the child).
-type procRSSSample struct {
-	VmRSS    uint64 `json:"vm_rss_bytes"`
-	RssAnon  uint64 `json:"rss_anon_bytes"`
-	RssFile  uint64 `json:"rss_file_bytes"`
-	RssShmem uint64 `json:"rss_shmem_bytes"`
-	MaxRSS   uint64 `json:"max_rss_bytes"`
-}
-
-// meanMB is the mean of field over the samples, in MiB.
-func (n nativeRSS) meanMB(field func(procRSSSample) uint64) float64 {
-	return meanMiB(n.Samples, field)
-}
-
-// vmRSSMB is the mean VmRSS in MiB: the figure targets are built on.
-func (n nativeRSS) vmRSSMB() float64 {
-	return n.meanMB(func(s procRSSSample) uint64 { return s.VmRSS })
-}
-
 // idlingProgram is the argv tail that runs warmup in the template's
 // language, says "ready" on stdout and then waits until stdin ends. For
 // Python it collects garbage before waiting, as Paddock's driver does.
@@ -78,7 +50,7 @@ func idlingProgram(language, warmup string) ([]string, error) {
 
 // nativeRSSPhase measures, n times per template of memTemplates, the
 // resident memory of its interpreter idling after the warm-up.
-func nativeRSSPhase(ctx context.Context, o bench.Options, rep *report) error {
+func nativeRSSPhase(ctx context.Context, o bench.Options, rep *report.Report) error {
 	for _, name := range memTemplates {
 		t, l, err := langs.ForTemplate(name)
 		if err != nil {
@@ -92,7 +64,7 @@ func nativeRSSPhase(ctx context.Context, o bench.Options, rep *report) error {
 		if err != nil {
 			return err
 		}
-		r := nativeRSS{Template: name, Note: fmt.Sprintf("%s from the rootfs: warm-up, then idle %s", l.Native[0], nativeRSSSettle)}
+		r := report.NativeRSS{Template: name, Note: fmt.Sprintf("%s from the rootfs: warm-up, then idle %s", l.Native[0], nativeRSSSettle)}
 		err = inReadOnlyRoot(fs, func(root string) error {
 			// matplotlib's warm-up writes its cache under /tmp, which a
 			// sandbox has writable: so does this private view.
@@ -112,8 +84,8 @@ func nativeRSSPhase(ctx context.Context, o bench.Options, rep *report) error {
 		if err != nil {
 			return err
 		}
-		bench.Progress("native %s idle after its warm-up: VmRSS %.1f MiB (anon %.1f, file %.1f)", name, r.vmRSSMB(),
-			r.meanMB(func(s procRSSSample) uint64 { return s.RssAnon }), r.meanMB(func(s procRSSSample) uint64 { return s.RssFile }))
+		bench.Progress("native %s idle after its warm-up: VmRSS %.1f MiB (anon %.1f, file %.1f)", name, r.VmRSSMB(),
+			r.MeanMB(func(s report.ProcRSSSample) uint64 { return s.RssAnon }), r.MeanMB(func(s report.ProcRSSSample) uint64 { return s.RssFile }))
 	}
 	return nil
 }
@@ -121,8 +93,8 @@ func nativeRSSPhase(ctx context.Context, o bench.Options, rep *report) error {
 // idleRSS starts cmd, waits for its "ready" line, lets it idle for
 // settle, reads its /proc status, then closes its stdin and waits for it
 // to end. ctx ending kills it.
-func idleRSS(ctx context.Context, cmd *exec.Cmd, settle time.Duration) (procRSSSample, error) {
-	var s procRSSSample
+func idleRSS(ctx context.Context, cmd *exec.Cmd, settle time.Duration) (report.ProcRSSSample, error) {
+	var s report.ProcRSSSample
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return s, err
@@ -138,7 +110,7 @@ func idleRSS(ctx context.Context, cmd *exec.Cmd, settle time.Duration) (procRSSS
 	}
 	stop := context.AfterFunc(ctx, func() { _ = cmd.Process.Kill() })
 	defer stop()
-	end := func(err error) (procRSSSample, error) {
+	end := func(err error) (report.ProcRSSSample, error) {
 		stdin.Close()
 		werr := cmd.Wait()
 		if err == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -21,7 +22,7 @@ const restoreTimeout = 3 * time.Minute
 // nativePhase times each template's own interpreter from its root
 // filesystem (the baseline), then the host's at the same path where the
 // host can run the probes.
-func nativePhase(ctx context.Context, o bench.Options, rep *report) error {
+func nativePhase(ctx context.Context, o bench.Options, rep *report.Report) error {
 	for _, l := range langs.All {
 		fs, err := templateRootfs(o.Cache, l.Name)
 		if err != nil {
@@ -104,7 +105,7 @@ func (rs *rawRuntimes) close() {
 
 // rawPhase times raw `runsc run`s of every probe and, for snapshotted
 // templates, raw restores of the template's checkpointed interpreter.
-func rawPhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report) error {
+func rawPhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report.Report) error {
 	for _, l := range langs.All {
 		rt, err := rs.get(l.Name)
 		if err != nil {
@@ -139,7 +140,7 @@ func rawPhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report
 // from snapshots where the template allows them: warm runs from a full
 // idle pool, warm runs back to back, sessions, then the memory of the
 // idle pools.
-func pooledPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report) (err error) {
+func pooledPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report.Report) (err error) {
 	s, err := startServer(ctx, o, serverConfig{name: "pooled", templates: langs.Names(langs.All), pool: o.Pool, snapshots: true})
 	if err != nil {
 		return err
@@ -195,7 +196,7 @@ func pooledPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *rep
 // shippedPhase measures sustained throughput on a server whose pools
 // keep the sizes their templates ship with, adaptive sizing on, as `make
 // run` serves them.
-func shippedPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
+func shippedPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
 	s, err := startServer(ctx, o, serverConfig{name: "as shipped", templates: o.ThroughputLangs, pool: poolShipped, snapshots: true})
 	if err != nil {
 		return err
@@ -220,7 +221,7 @@ func shippedPhase(ctx context.Context, o bench.Options, rep *report) (err error)
 
 // restorePhase runs with no pool and snapshots on: every run of a
 // snapshotted template restores on the request path.
-func restorePhase(ctx context.Context, o bench.Options, rep *report) (err error) {
+func restorePhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
 	for _, l := range langs.All {
 		if !l.Snapshotted {
 			for _, p := range l.Probes {
@@ -255,7 +256,7 @@ func restorePhase(ctx context.Context, o bench.Options, rep *report) (err error)
 
 // coldPhase runs with no pool and no snapshots: every run starts a
 // sandbox, warm-up included, on the request path.
-func coldPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
+func coldPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
 	s, err := startServer(ctx, o, serverConfig{name: "cold", templates: langs.Names(langs.All), pool: 0, snapshots: false})
 	if err != nil {
 		return err
@@ -275,7 +276,7 @@ func coldPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
 
 // coldMemoryPhase fills python pools by cold starts, to compare their
 // memory with restored ones.
-func coldMemoryPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report) (err error) {
+func coldMemoryPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report.Report) (err error) {
 	ls := langs.Snapshotted()
 	if len(ls) == 0 || o.Pool == 0 || rep.MemoryNote != "" {
 		return nil
@@ -294,7 +295,7 @@ func coldMemoryPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep 
 // with the kind of start its Paddock pool uses (a restore for snapshotted
 // templates, a cold `runsc run` otherwise) and, for snapshotted ones, the
 // cold rate as well: the target in docs/architecture.md is against it.
-func rawRatePhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report) error {
+func rawRatePhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report.Report) error {
 	for _, name := range o.ThroughputLangs {
 		l, _ := langs.ByName(name)
 		if l.Snapshotted {
@@ -303,7 +304,7 @@ func rawRatePhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *re
 				return err
 			}
 			bench.Progress("%s raw runsc restore rate for %s", name, o.ThroughputDuration)
-			t, err := rawRate(ctx, l, targetRawRestore, o.ThroughputConcurrency, o.ThroughputDuration, func(ctx context.Context, code string) (rawResult, error) {
+			t, err := rawRate(ctx, l, report.TargetRawRestore, o.ThroughputConcurrency, o.ThroughputDuration, func(ctx context.Context, code string) (rawResult, error) {
 				return rt.restore(ctx, img, code)
 			})
 			if err != nil {
@@ -311,8 +312,8 @@ func rawRatePhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *re
 			}
 			rep.Throughput = append(rep.Throughput, t)
 		}
-		if slices.ContainsFunc(rep.Throughput, func(t throughput) bool {
-			return t.Lang == l.Name && t.Target == targetRaw && t.Concurrency == o.ThroughputConcurrency
+		if slices.ContainsFunc(rep.Throughput, func(t report.Throughput) bool {
+			return t.Lang == l.Name && t.Target == report.TargetRaw && t.Concurrency == o.ThroughputConcurrency
 		}) {
 			continue // the steady phase measured it
 		}
@@ -321,7 +322,7 @@ func rawRatePhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *re
 			return err
 		}
 		bench.Progress("%s raw runsc run rate for %s", name, o.ThroughputDuration)
-		t, err := rawRate(ctx, l, targetRaw, o.ThroughputConcurrency, o.ThroughputDuration, func(ctx context.Context, code string) (rawResult, error) {
+		t, err := rawRate(ctx, l, report.TargetRaw, o.ThroughputConcurrency, o.ThroughputDuration, func(ctx context.Context, code string) (rawResult, error) {
 			return rt.run(ctx, l.Sandboxed(code))
 		})
 		if err != nil {
@@ -330,47 +331,4 @@ func rawRatePhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *re
 		rep.Throughput = append(rep.Throughput, t)
 	}
 	return nil
-}
-
-// sortRows orders rows by language, then probe, then mode from the
-// slowest baseline to the warmest path; sessions come last.
-func sortRows(rows []stats.Row) {
-	modes := []string{stats.ModeNative, stats.ModeHost, stats.ModeRaw, stats.ModeRawRestore, stats.ModeCold, stats.ModeRestore, stats.ModePool, stats.ModeBusy, stats.ModeRuncCold, stats.ModeRuncPool,
-		stats.ModeSession, stats.ModeRuncSession}
-	langIdx := func(name string) int {
-		return slices.IndexFunc(langs.All, func(l langs.Lang) bool { return l.Name == name })
-	}
-	probeIdx := func(r stats.Row) int {
-		l, ok := langs.ByName(r.Lang)
-		if !ok {
-			return 0
-		}
-		if i := slices.IndexFunc(l.Probes, func(p langs.Probe) bool { return p.Name == r.Probe }); i >= 0 {
-			return i
-		}
-		return len(l.Probes)
-	}
-	slices.SortStableFunc(rows, func(a, b stats.Row) int {
-		if isSession(a.Mode) || isSession(b.Mode) {
-			if d := boolIdx(isSession(a.Mode)) - boolIdx(isSession(b.Mode)); d != 0 {
-				return d
-			}
-		}
-		if d := langIdx(a.Lang) - langIdx(b.Lang); d != 0 {
-			return d
-		}
-		if d := probeIdx(a) - probeIdx(b); d != 0 {
-			return d
-		}
-		return slices.Index(modes, a.Mode) - slices.Index(modes, b.Mode)
-	})
-}
-
-func isSession(mode string) bool { return mode == stats.ModeSession || mode == stats.ModeRuncSession }
-
-func boolIdx(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 )
 
 // serverConfig is what differs between the `paddock serve` processes of
@@ -191,7 +192,7 @@ func startServer(ctx context.Context, o bench.Options, cfg serverConfig) (*serve
 }
 
 // finish keeps the server's pool metrics in rep, then stops it.
-func (s *server) finish(ctx context.Context, rep *report) error {
+func (s *server) finish(ctx context.Context, rep *report.Report) error {
 	if m, err := s.poolMetrics(context.WithoutCancel(ctx)); err == nil {
 		if rep.ServerMetrics == nil {
 			rep.ServerMetrics = map[string][]string{}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -28,7 +29,7 @@ const (
 	sessionStartTitle  = "session start: create → first result, kernels opened on create against kernel-ready sandboxes"
 )
 
-func sessionStartPhase(ctx context.Context, o bench.Options, rep *report) (err error) {
+func sessionStartPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
 	names := []string{"python", "node"}
 	cfg := func(name string, kernels int) serverConfig {
 		return serverConfig{name: name, templates: names, pool: poolShipped, snapshots: true,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -26,7 +27,7 @@ var slimPair = []string{"python-slim", "python"}
 // print(1) from a full idle pool, the memory of the idle pooled sandboxes
 // (both restored from their snapshots), print(1) restored on the request
 // path (no pool), and the size of each snapshot image.
-func slimPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report) error {
+func slimPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report.Report) error {
 	pooled, err := startServer(ctx, o, serverConfig{name: "python pair pooled", templates: slimPair, pool: max(o.Pool, 1), snapshots: true})
 	if err != nil {
 		return err
@@ -51,7 +52,7 @@ func slimPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *repor
 
 // slimPooled waits for both snapshots and for pools refilled by restores,
 // then times warm print(1)s alternately and reads the idle pools' memory.
-func slimPooled(ctx context.Context, o bench.Options, cg host.Cgroups, s *server, memory bool) ([]stats.Row, []memRow, error) {
+func slimPooled(ctx context.Context, o bench.Options, cg host.Cgroups, s *server, memory bool) ([]stats.Row, []report.MemRow, error) {
 	if err := s.awaitSnapshots(ctx, restoreTimeout); err != nil {
 		return nil, nil, err
 	}
@@ -163,7 +164,7 @@ func (s *server) awaitSnapshots(ctx context.Context, timeout time.Duration) erro
 // idleMemoryByTemplate is idleMemory with the sandboxes grouped by
 // template (the label Paddock puts in each bundle), not by language:
 // both templates of the pair run python.
-func (s *server) idleMemoryByTemplate(ctx context.Context, cg host.Cgroups, settle time.Duration) ([]memRow, error) {
+func (s *server) idleMemoryByTemplate(ctx context.Context, cg host.Cgroups, settle time.Duration) ([]report.MemRow, error) {
 	// Two minutes for the pools to become quiet, plus the settling.
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+settle)
 	defer cancel()
@@ -217,7 +218,7 @@ func snapshotSizes(dir string) map[string]int64 {
 
 // printSlim writes the comparison: p50s and their ratio, the server's
 // own restore time, the idle memory and the image sizes.
-func printSlim(w io.Writer, rows []stats.Row, mems []memRow, sizes map[string]int64) {
+func printSlim(w io.Writer, rows []stats.Row, mems []report.MemRow, sizes map[string]int64) {
 	fmt.Fprintln(w, "\n== python-slim beside python (pandas-ready), alternating on one server ==")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "mode\tprobe\tpython-slim p50 ms\tpython p50 ms\tslim / python\tslim server start p50 ms\tpython server start p50 ms\t")
@@ -237,13 +238,13 @@ func printSlim(w io.Writer, rows []stats.Row, mems []memRow, sizes map[string]in
 	tw.Flush()
 	for _, m := range mems {
 		fmt.Fprintf(w, "idle pooled %s sandbox (%s, %d): usage %.1f MiB, rss %.1f MiB, shmem %.1f MiB\n", m.Lang, m.Start, len(m.Samples),
-			m.meanMB(func(s memSample) uint64 { return s.Usage }), m.meanMB(func(s memSample) uint64 { return s.RSS }),
-			m.meanMB(func(s memSample) uint64 { return s.Shmem }))
+			m.MeanMB(func(s report.MemSample) uint64 { return s.Usage }), m.MeanMB(func(s report.MemSample) uint64 { return s.RSS }),
+			m.MeanMB(func(s report.MemSample) uint64 { return s.Shmem }))
 	}
 	for name, n := range sizes {
 		for _, t := range slimPair {
 			if strings.HasPrefix(name, t+"-") && !strings.Contains(strings.TrimPrefix(name, t+"-"), "-") {
-				fmt.Fprintf(w, "snapshot image %s: %.1f MiB\n", name, float64(n)/mib)
+				fmt.Fprintf(w, "snapshot image %s: %.1f MiB\n", name, float64(n)/report.MiB)
 			}
 		}
 	}

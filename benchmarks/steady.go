@@ -12,39 +12,13 @@ import (
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 )
 
 // The steady-state phase: a closed loop of one-shot runs against a server
 // started with the flags `make run` gives it, at several client counts per
 // template, each point beside raw `runsc run` + delete of the same
 // interpreter under the same limits, with the host CPU each run cost.
-
-// steadyPoint is one client count of one template on one target.
-type steadyPoint struct {
-	Template, Language string
-	Target             string // targetPaddock, targetRaw or targetEmpty
-	Clients            int
-	T                  throughput
-	CPU                cpuUsage
-	// LoadBefore and LoadAfter are /proc/loadavg around the point: the
-	// machine is shared, and other work shows there.
-	LoadBefore, LoadAfter string
-	// RawOf, on a raw point, names the template whose raw point this is
-	// a copy of: templates of one language run the same interpreter under
-	// the same limits raw, so it is measured once.
-	RawOf string `json:",omitempty"`
-}
-
-func (p steadyPoint) p50() time.Duration { return stats.Percentile(p.T.Latencies, 0.5) }
-
-// p99 is the point's p99, or its maximum below 100 runs (label says which).
-func (p steadyPoint) p99() (label string, d time.Duration) { return stats.Upper(p.T.Latencies) }
-
-// waitedP50 and waitedP99 are of what runs cost their clients, busy
-// answers and the pauses they asked for included.
-func (p steadyPoint) waitedP50() time.Duration                   { return stats.Percentile(p.T.Waited, 0.5) }
-func (p steadyPoint) waitedP99() (label string, d time.Duration) { return stats.Upper(p.T.Waited) }
 
 // steadyCode is the stream's i-th program for language and what it prints.
 func steadyCode(language string, i int64) (code, want string, ok bool) {
@@ -80,7 +54,7 @@ func sameRawLimits(ts []steadyTemplate, a, b string) bool {
 }
 
 // steadyPhase runs the phase and appends its points to rep.Steady.
-func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *report) (err error) {
+func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *report.Report) (err error) {
 	logf, err := os.CreateTemp("", "paddock-bench-steady-server-*.log")
 	if err != nil {
 		return err
@@ -96,15 +70,15 @@ func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *rep
 	if err != nil {
 		return err
 	}
-	raws := map[string]steadyPoint{}    // by language and clients
-	empties := map[string]steadyPoint{} // by language
+	raws := map[string]report.SteadyPoint{}    // by language and clients
+	empties := map[string]report.SteadyPoint{} // by language
 	for _, t := range ts {
 		l, _ := langs.ByName(t.language)
 		if o.SteadyRaw && o.SteadyEmpty && len(o.SteadyClients) > 0 {
 			// Empty sandboxes, once per language at the highest client
 			// count: the ceiling of one sandbox per run.
 			empty := func(int64) ([]string, string) { return emptyProgram, "" }
-			if err := s.sharedRawPoint(ctx, o, rs, ts, t, l, empties, t.language, targetEmpty, slices.Max(o.SteadyClients), empty, rep); err != nil {
+			if err := s.sharedRawPoint(ctx, o, rs, ts, t, l, empties, t.language, report.TargetEmpty, slices.Max(o.SteadyClients), empty, rep); err != nil {
 				return err
 			}
 		}
@@ -118,7 +92,7 @@ func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *rep
 				return err
 			}
 			rep.Steady = append(rep.Steady, p)
-			bench.Progress("steady: %s", p.summary())
+			bench.Progress("steady: %s", p.Summary())
 			if !o.SteadyRaw {
 				continue
 			}
@@ -126,7 +100,7 @@ func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *rep
 				code, want, _ := steadyCode(t.language, i)
 				return l.Sandboxed(code), want
 			}
-			if err := s.sharedRawPoint(ctx, o, rs, ts, t, l, raws, fmt.Sprintf("%s/%d", t.language, c), targetRaw, c, stream, rep); err != nil {
+			if err := s.sharedRawPoint(ctx, o, rs, ts, t, l, raws, fmt.Sprintf("%s/%d", t.language, c), report.TargetRaw, c, stream, rep); err != nil {
 				return err
 			}
 		}
@@ -139,11 +113,11 @@ func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *rep
 // of a template with the same language and limits (the same runs raw),
 // else a new one, measured once t's pool is refilled and then stored.
 func (s *server) sharedRawPoint(ctx context.Context, o bench.Options, rs *rawRuntimes, ts []steadyTemplate, t steadyTemplate, l langs.Lang,
-	measured map[string]steadyPoint, key, target string, clients int, argv func(int64) ([]string, string), rep *report) error {
+	measured map[string]report.SteadyPoint, key, target string, clients int, argv func(int64) ([]string, string), rep *report.Report) error {
 	if p, ok := measured[key]; ok && sameRawLimits(ts, p.Template, t.name) {
 		p.RawOf, p.Template = p.Template, t.name
 		rep.Steady = append(rep.Steady, p)
-		bench.Progress("steady: %s, %d clients, %s: the point of %s (the same interpreter under the same limits)", t.name, clients, shortTarget(target), p.RawOf)
+		bench.Progress("steady: %s, %d clients, %s: the point of %s (the same interpreter under the same limits)", t.name, clients, report.ShortTarget(target), p.RawOf)
 		return nil
 	}
 	rt, err := rs.get(t.name)
@@ -161,7 +135,7 @@ func (s *server) sharedRawPoint(ctx context.Context, o bench.Options, rs *rawRun
 	}
 	rep.Steady = append(rep.Steady, p)
 	measured[key] = p
-	bench.Progress("steady: %s", p.summary())
+	bench.Progress("steady: %s", p.Summary())
 	return nil
 }
 
@@ -212,8 +186,8 @@ func (s *server) awaitSteady(ctx context.Context, t steadyTemplate, l langs.Lang
 }
 
 // steadyPoint keeps clients one-shot runs of t's stream going for dur.
-func (s *server) steadyPoint(ctx context.Context, t steadyTemplate, clients int, dur time.Duration) (steadyPoint, error) {
-	p := steadyPoint{Template: t.name, Language: t.language, Target: targetPaddock, Clients: clients, LoadBefore: loadavg()}
+func (s *server) steadyPoint(ctx context.Context, t steadyTemplate, clients int, dur time.Duration) (report.SteadyPoint, error) {
+	p := report.SteadyPoint{Template: t.name, Language: t.language, Target: report.TargetPaddock, Clients: clients, LoadBefore: loadavg()}
 	var next atomic.Int64
 	before, err := s.madeCounts(ctx, t.name)
 	if err != nil {
@@ -237,7 +211,7 @@ func (s *server) steadyPoint(ctx context.Context, t steadyTemplate, clients int,
 	})
 	p.CPU = m.stop()
 	p.LoadAfter = loadavg()
-	tp.Lang, tp.Target = t.name, targetPaddock
+	tp.Lang, tp.Target = t.name, report.TargetPaddock
 	after, merr := s.madeCounts(ctx, t.name)
 	tp.Made = map[string]int{}
 	for k, v := range after {
@@ -258,15 +232,15 @@ func (s *server) ownSandbox(id string) bool {
 
 // rawSteadyPoint keeps clients raw `runsc run` + delete going for dur,
 // under t's limits: the i-th run runs argv and must print want.
-func rawSteadyPoint(ctx context.Context, rt *rawRuntime, t steadyTemplate, target string, clients int, dur time.Duration, argv func(i int64) ([]string, string)) (steadyPoint, error) {
-	p := steadyPoint{Template: t.name, Language: t.language, Target: target, Clients: clients, LoadBefore: loadavg()}
+func rawSteadyPoint(ctx context.Context, rt *rawRuntime, t steadyTemplate, target string, clients int, dur time.Duration, argv func(i int64) ([]string, string)) (report.SteadyPoint, error) {
+	p := report.SteadyPoint{Template: t.name, Language: t.language, Target: target, Clients: clients, LoadBefore: loadavg()}
 	var next atomic.Int64
 	m := startCPUMeter(cpuSources{children: true})
 	tp, err := measureLoop(ctx, clients, dur, true, func(ctx context.Context) (string, time.Duration, error) {
 		args, want := argv(next.Add(1))
 		res, err := rt.run(ctx, args)
 		if err == nil && res.Stdout != want {
-			err = fmt.Errorf("%s %s: stdout %q, want %q", shortTarget(target), t.name, res.Stdout, want)
+			err = fmt.Errorf("%s %s: stdout %q, want %q", report.ShortTarget(target), t.name, res.Stdout, want)
 		}
 		return "", res.Total, err
 	})
@@ -288,19 +262,6 @@ func loadavg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-// steadyThroughput is what the phase measured as the throughput rows the
-// headlines read: the points at clients of the templates named like their
-// language.
-func steadyThroughput(points []steadyPoint, clients int) []throughput {
-	var out []throughput
-	for _, p := range points {
-		if p.Clients == clients && p.Template == p.Language {
-			out = append(out, p.T)
-		}
-	}
-	return out
 }
 
 // awaitRestoredListing waits until the listing shows name's snapshot

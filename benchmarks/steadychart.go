@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"slices"
+
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 )
 
 // The steady chart: one row of two panels per template, runs/s against
@@ -43,9 +45,9 @@ var (
 // steadyColours are the p50 and p99 colours of a target's series.
 func steadyColours(target string) (p50, p99 color.RGBA) {
 	switch target {
-	case targetRaw:
+	case report.TargetRaw:
 		return colRaw, colRawP99
-	case targetEmpty:
+	case report.TargetEmpty:
 		return colEmpty, colEmptyP99
 	}
 	return colPaddock, colPaddockP99
@@ -58,11 +60,11 @@ type series struct {
 	y    []float64 // value at each
 }
 
-func writeSteadyChart(w io.Writer, title string, points []steadyPoint) error {
+func writeSteadyChart(w io.Writer, title string, points []report.SteadyPoint) error {
 	return png.Encode(w, renderSteadyChart(title, points))
 }
 
-func renderSteadyChart(title string, points []steadyPoint) *image.RGBA {
+func renderSteadyChart(title string, points []report.SteadyPoint) *image.RGBA {
 	var templates []string
 	for _, p := range points {
 		if !slices.Contains(templates, p.Template) {
@@ -75,7 +77,7 @@ func renderSteadyChart(title string, points []steadyPoint) *image.RGBA {
 	text(img, 10, 22, color.Black, title)
 	legend := []series{{name: "paddock runs/s, p50", col: colPaddock}, {name: "paddock p99 (max < 100 runs)", col: colPaddockP99},
 		{name: "raw run+delete runs/s, p50", col: colRaw}, {name: "raw p99", col: colRawP99}}
-	if slices.ContainsFunc(points, func(p steadyPoint) bool { return p.Target == targetEmpty }) {
+	if slices.ContainsFunc(points, func(p report.SteadyPoint) bool { return p.Target == report.TargetEmpty }) {
 		legend = append(legend, series{name: "empty runs/s, p50", col: colEmpty}, series{name: "empty p99", col: colEmptyP99})
 	}
 	lx := 10
@@ -91,18 +93,18 @@ func renderSteadyChart(title string, points []steadyPoint) *image.RGBA {
 	for i, t := range templates {
 		top := steadyTitleH + steadyLegendH + i*steadyPanelH
 		var rate, lat []series
-		for _, target := range []string{targetPaddock, targetRaw, targetEmpty} {
+		for _, target := range []string{report.TargetPaddock, report.TargetRaw, report.TargetEmpty} {
 			col, col99 := steadyColours(target)
-			r := series{name: shortTarget(target), col: col}
-			p50 := series{name: shortTarget(target) + " p50", col: col}
-			p99 := series{name: shortTarget(target) + " p99", col: col99}
+			r := series{name: report.ShortTarget(target), col: col}
+			p50 := series{name: report.ShortTarget(target) + " p50", col: col}
+			p99 := series{name: report.ShortTarget(target) + " p99", col: col99}
 			for _, p := range points {
 				if p.Template != t || p.Target != target {
 					continue
 				}
-				_, up := p.p99()
-				r.x, r.y = append(r.x, p.Clients), append(r.y, p.T.rate())
-				p50.x, p50.y = append(p50.x, p.Clients), append(p50.y, p.p50().Seconds())
+				_, up := p.P99()
+				r.x, r.y = append(r.x, p.Clients), append(r.y, p.T.Rate())
+				p50.x, p50.y = append(p50.x, p.Clients), append(p50.y, p.P50().Seconds())
 				p99.x, p99.y = append(p99.x, p.Clients), append(p99.y, up.Seconds())
 			}
 			rate = append(rate, r)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 )
 
 // Host CPU over a measurement, read from the kernel, two ways:
@@ -30,37 +31,6 @@ import (
 // cgroupPoll is how often the sandbox cgroups' usage is read.
 const cgroupPoll = 100 * time.Millisecond
 
-// cpuUsage is host CPU in seconds over one measurement.
-type cpuUsage struct {
-	Machine   float64 // /proc/stat busy time, all CPUs
-	Bench     float64 // the bench process itself (RUSAGE_SELF)
-	Children  float64 // the bench's reaped children (RUSAGE_CHILDREN)
-	Server    float64 // the server and its reaped children
-	Sandboxes float64 // the server's sandbox cgroups (lower bound)
-	Wall      float64 // the window's wall time
-}
-
-// machinePerRun is the machine's busy time less the bench's, per run.
-func (u cpuUsage) machinePerRun(runs int) float64 {
-	if runs == 0 {
-		return 0
-	}
-	return max(u.Machine-u.Bench, 0) / float64(runs)
-}
-
-// attributedPerRun is the CPU the measured processes account for, per
-// run: the server and its sandboxes for Paddock, the reaped runsc
-// processes for raw runs.
-func (u cpuUsage) attributedPerRun(target string, runs int) float64 {
-	if runs == 0 {
-		return 0
-	}
-	if target == targetRaw || target == targetEmpty {
-		return u.Children / float64(runs)
-	}
-	return (u.Server + u.Sandboxes) / float64(runs)
-}
-
 // cpuSources says what a meter reads besides the machine and the bench.
 type cpuSources struct {
 	serverPID int               // 0: no server
@@ -74,7 +44,7 @@ type cpuSources struct {
 type cpuMeter struct {
 	src   cpuSources
 	begin time.Time
-	start cpuUsage
+	start report.CPUUsage
 	stopc chan struct{}
 	done  sync.WaitGroup
 	mu    sync.Mutex
@@ -108,7 +78,7 @@ func startCPUMeter(src cpuSources) *cpuMeter {
 }
 
 // stop ends the measurement and returns the CPU spent since the start.
-func (m *cpuMeter) stop() cpuUsage {
+func (m *cpuMeter) stop() report.CPUUsage {
 	end := m.read()
 	close(m.stopc)
 	m.done.Wait()
@@ -116,7 +86,7 @@ func (m *cpuMeter) stop() cpuUsage {
 		m.poll()
 	}
 	end.Sandboxes = m.sandboxTotal()
-	d := cpuUsage{
+	d := report.CPUUsage{
 		Machine:   end.Machine - m.start.Machine,
 		Bench:     end.Bench - m.start.Bench,
 		Children:  end.Children - m.start.Children,
@@ -127,8 +97,8 @@ func (m *cpuMeter) stop() cpuUsage {
 	return d
 }
 
-func (m *cpuMeter) read() cpuUsage {
-	var u cpuUsage
+func (m *cpuMeter) read() report.CPUUsage {
+	var u report.CPUUsage
 	if f, err := os.Open("/proc/stat"); err == nil {
 		u.Machine, _ = host.ParseProcStatBusy(f)
 		f.Close()

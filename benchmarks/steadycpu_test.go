@@ -7,25 +7,6 @@ import (
 	"testing"
 )
 
-func TestCPUPerRun(t *testing.T) {
-	u := cpuUsage{Machine: 30, Bench: 2, Children: 12, Server: 4, Sandboxes: 16}
-	if got := u.machinePerRun(40); got != 0.7 {
-		t.Errorf("machine per run = %v, want 0.7", got)
-	}
-	if got := u.attributedPerRun(targetPaddock, 40); got != 0.5 {
-		t.Errorf("paddock attributed per run = %v, want 0.5", got)
-	}
-	if got := u.attributedPerRun(targetRaw, 40); got != 0.3 {
-		t.Errorf("raw attributed per run = %v, want 0.3", got)
-	}
-	if u.machinePerRun(0) != 0 || u.attributedPerRun(targetRaw, 0) != 0 {
-		t.Error("no runs: not 0")
-	}
-	if got := (cpuUsage{Machine: 1, Bench: 3}).machinePerRun(2); got != 0 {
-		t.Errorf("bench above the machine: %v, want 0", got)
-	}
-}
-
 // TestCPUMeterSandboxes checks the sandbox cgroup sum: what live cgroups
 // used during the window, the whole life of those born in it, the last
 // read of those removed meanwhile, and nothing of other servers'.

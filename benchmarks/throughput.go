@@ -9,62 +9,11 @@ import (
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
-)
-
-// Targets of a throughput measurement.
-const (
-	targetPaddock    = "paddock one-shot"
-	targetRunc       = "paddock one-shot on runc"
-	targetRaw        = "raw runsc run+delete"
-	targetRawRestore = "raw runsc restore+delete"
-	// targetEmpty is raw `runsc run` + delete of /bin/true under the
-	// template's limits: a sandbox that runs nothing, the least any
-	// design that makes one gVisor sandbox per run can spend on it.
-	targetEmpty = "empty sandbox run+delete"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 )
 
 // emptyProgram is what an empty sandbox runs: nothing, and exits 0.
 var emptyProgram = []string{"/bin/true"}
-
-// throughput is a sustained rate of runs, each on a fresh sandbox.
-type throughput struct {
-	Lang        string
-	Target      string
-	Concurrency int
-	Elapsed     time.Duration
-	Runs        int
-	// Busy counts answers that asked to come back later (429, 503);
-	// BusyByStatus splits them by HTTP status.
-	Busy         int
-	BusyByStatus map[int]int `json:",omitempty"`
-	// Errors counts failed runs when the loop keeps going past them
-	// (measureLoop's keepGoing); FirstError is the first one's message.
-	Errors     int
-	FirstError string `json:",omitempty"`
-	// Starts counts the server's start kinds (pool, restore, cold).
-	Starts map[string]int
-	// Made counts the sandboxes the server made during the measurement,
-	// by how (restore, cold), pool refills included.
-	Made      map[string]int
-	Latencies []time.Duration
-	// Waited is what each answered run cost its client: from its first
-	// attempt, through any busy answers and the pauses they asked for,
-	// to its answer. It equals Latencies when nothing was busy.
-	Waited []time.Duration
-	// Unanswered is, for each client still refused (busy) when the
-	// measurement ended, how long it had been trying; Starved counts the
-	// clients that got no run answered at all. Waited cannot show either.
-	Unanswered []time.Duration
-	Starved    int
-}
-
-// rate is the completed runs per second.
-func (t throughput) rate() float64 {
-	if t.Elapsed <= 0 {
-		return 0
-	}
-	return float64(t.Runs) / t.Elapsed.Seconds()
-}
 
 // runFunc does one run and says how its sandbox was started, if known.
 type runFunc func(ctx context.Context) (start string, d time.Duration, err error)
@@ -73,7 +22,7 @@ type runFunc func(ctx context.Context) (start string, d time.Duration, err error
 // ones finish and counts the runs per second over the whole time. A busy
 // answer (errBusy) is counted and retried after a short pause; any other
 // error stops the measurement.
-func measureRate(ctx context.Context, conc int, dur time.Duration, once runFunc) (throughput, error) {
+func measureRate(ctx context.Context, conc int, dur time.Duration, once runFunc) (report.Throughput, error) {
 	return measureLoop(ctx, conc, dur, false, once)
 }
 
@@ -83,8 +32,8 @@ func measureRate(ctx context.Context, conc int, dur time.Duration, once runFunc)
 // asks for (Retry-After, at most busyPauseMax; busyPause without one).
 // With keepGoing a failed run is counted too and the loop goes on;
 // without, the first one stops it and is returned.
-func measureLoop(ctx context.Context, conc int, dur time.Duration, keepGoing bool, once runFunc) (throughput, error) {
-	t := throughput{Concurrency: conc, Starts: map[string]int{}, BusyByStatus: map[int]int{}}
+func measureLoop(ctx context.Context, conc int, dur time.Duration, keepGoing bool, once runFunc) (report.Throughput, error) {
+	t := report.Throughput{Concurrency: conc, Starts: map[string]int{}, BusyByStatus: map[int]int{}}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -175,14 +124,14 @@ func busyPauseFor(b errBusy) time.Duration {
 
 // paddockRate measures one-shot runs of l's trivial probe against s,
 // counting the sandboxes s makes meanwhile by how it makes them.
-func (s *server) paddockRate(ctx context.Context, l langs.Lang, conc int, dur time.Duration) (throughput, error) {
+func (s *server) paddockRate(ctx context.Context, l langs.Lang, conc int, dur time.Duration) (report.Throughput, error) {
 	p := l.Probes[0]
 	if err := s.awaitFull(ctx, l.Name); err != nil {
-		return throughput{}, err
+		return report.Throughput{}, err
 	}
 	before, err := s.madeCounts(ctx, l.Name)
 	if err != nil {
-		return throughput{}, err
+		return report.Throughput{}, err
 	}
 	t, err := measureRate(ctx, conc, dur, func(ctx context.Context) (string, time.Duration, error) {
 		resp, d, err := s.runOnce(ctx, l.Name, p.Code)
@@ -194,7 +143,7 @@ func (s *server) paddockRate(ctx context.Context, l langs.Lang, conc int, dur ti
 		}
 		return resp.startKind(), d, nil
 	})
-	t.Lang, t.Target = l.Name, targetPaddock
+	t.Lang, t.Target = l.Name, report.TargetPaddock
 	if err != nil {
 		return t, err
 	}
@@ -214,7 +163,7 @@ func (s *server) paddockRate(ctx context.Context, l langs.Lang, conc int, dur ti
 // rawRate measures raw runs of l's trivial probe, each done by once and
 // deleted: the rate gVisor itself allows on this machine under Paddock's
 // limits.
-func rawRate(ctx context.Context, l langs.Lang, target string, conc int, dur time.Duration, once func(ctx context.Context, code string) (rawResult, error)) (throughput, error) {
+func rawRate(ctx context.Context, l langs.Lang, target string, conc int, dur time.Duration, once func(ctx context.Context, code string) (rawResult, error)) (report.Throughput, error) {
 	p := l.Probes[0]
 	t, err := measureRate(ctx, conc, dur, func(ctx context.Context) (string, time.Duration, error) {
 		res, err := once(ctx, p.Code)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,8 +28,8 @@ func TestMeasureRate(t *testing.T) {
 	if tp.Busy == 0 || tp.Runs == 0 || tp.Starts["pool"] != tp.Runs || len(tp.Latencies) != tp.Runs {
 		t.Errorf("throughput = %+v", tp)
 	}
-	if tp.Elapsed < 100*time.Millisecond || tp.rate() <= 0 {
-		t.Errorf("elapsed %v, rate %v", tp.Elapsed, tp.rate())
+	if tp.Elapsed < 100*time.Millisecond || tp.Rate() <= 0 {
+		t.Errorf("elapsed %v, rate %v", tp.Elapsed, tp.Rate())
 	}
 }
 
@@ -43,15 +44,6 @@ func TestMeasureRateStopsAtTheFirstError(t *testing.T) {
 	}
 	if time.Since(begin) > 10*time.Second {
 		t.Error("an error did not stop the measurement")
-	}
-}
-
-func TestThroughputRate(t *testing.T) {
-	if got := (throughput{Runs: 30, Elapsed: 2 * time.Second}).rate(); got != 15 {
-		t.Errorf("rate = %v, want 15", got)
-	}
-	if got := (throughput{Runs: 30}).rate(); got != 0 {
-		t.Errorf("rate without elapsed time = %v, want 0", got)
 	}
 }
 
@@ -72,5 +64,37 @@ func TestMeasureLoopCountsStarvedClients(t *testing.T) {
 	}
 	if tp.Runs != 1 || tp.Starved != 1 || len(tp.Unanswered) != 1 || tp.Unanswered[0] <= 0 || tp.Unanswered[0] > tp.Elapsed {
 		t.Errorf("runs %d, starved %d, unanswered %v (elapsed %v); want 1, 1 and one wait within the point", tp.Runs, tp.Starved, tp.Unanswered, tp.Elapsed)
+	}
+}
+
+// TestMeasureLoopKeepsGoing: past a failed run the loop goes on, counting
+// it, busy answers by status, and successes; the fourth call stops it.
+func TestMeasureLoopKeepsGoing(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	calls := 0
+	tp, err := measureLoop(ctx, 1, time.Hour, true, func(ctx context.Context) (string, time.Duration, error) {
+		calls++
+		switch calls {
+		case 1:
+			return "", 0, errors.New("boom")
+		case 2:
+			return "", 0, errBusy{status: 503}
+		case 4:
+			cancel()
+		}
+		return "restore", time.Duration(calls) * time.Millisecond, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 4 || tp.Runs != 2 || tp.Errors != 1 || tp.FirstError != "boom" || tp.Busy != 1 || tp.BusyByStatus[503] != 1 ||
+		tp.Starts["restore"] != 2 || !slices.Equal(tp.Latencies, []time.Duration{3 * time.Millisecond, 4 * time.Millisecond}) {
+		t.Errorf("calls %d, throughput %+v", calls, tp)
+	}
+	// The run after the 503 cost its client the pause the 503 asked for;
+	// the failed run's attempt is not counted in it.
+	if len(tp.Waited) != 2 || tp.Waited[0] < busyPause {
+		t.Errorf("waited %v, want 2 with the first ≥ %v", tp.Waited, busyPause)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"encoding/csv"
@@ -25,12 +25,12 @@ const (
 type steadyVerdict struct {
 	Template     string
 	Clients      int
-	Paddock, Raw *steadyPoint
+	Paddock, Raw *SteadyPoint
 	RawRatio     float64 // Paddock ÷ raw runs/s; 0 without raw
 	// Empty is the empty-sandbox point of the same template and clients,
 	// when measured; Ceiling is its runs/s ÷ raw's: the most any design
 	// that makes one sandbox per run could reach against raw.
-	Empty          *steadyPoint
+	Empty          *SteadyPoint
 	Ceiling        float64
 	CPUPerRun      float64 // Paddock's machine CPU-s per run
 	PeakShare      float64 // runs/s ÷ the template's peak; only at peakClients
@@ -42,17 +42,17 @@ type steadyVerdict struct {
 
 // steadyVerdicts pairs each Paddock point with the raw point of the same
 // template and clients, and checks the targets.
-func steadyVerdicts(points []steadyPoint) []steadyVerdict {
+func steadyVerdicts(points []SteadyPoint) []steadyVerdict {
 	peak := map[string]float64{}
 	for _, p := range points {
-		if p.Target == targetPaddock {
-			peak[p.Template] = max(peak[p.Template], p.T.rate())
+		if p.Target == TargetPaddock {
+			peak[p.Template] = max(peak[p.Template], p.T.Rate())
 		}
 	}
 	var out []steadyVerdict
 	for i := range points {
 		p := &points[i]
-		if p.Target != targetPaddock {
+		if p.Target != TargetPaddock {
 			continue
 		}
 		v := steadyVerdict{Template: p.Template, Clients: p.Clients, Paddock: p}
@@ -60,23 +60,23 @@ func steadyVerdicts(points []steadyPoint) []steadyVerdict {
 		v.MeetsCPU = p.T.Runs > 0 && v.CPUPerRun <= targetCPUPerRun
 		for j := range points {
 			r := &points[j]
-			if r.Target == targetRaw && r.Template == p.Template && r.Clients == p.Clients {
+			if r.Target == TargetRaw && r.Template == p.Template && r.Clients == p.Clients {
 				v.Raw, v.HasRaw = r, true
-				if r.T.rate() > 0 {
-					v.RawRatio = p.T.rate() / r.T.rate()
+				if r.T.Rate() > 0 {
+					v.RawRatio = p.T.Rate() / r.T.Rate()
 				}
 				v.MeetsRaw = v.RawRatio >= targetRawRatio
 			}
-			if r.Target == targetEmpty && r.Template == p.Template && r.Clients == p.Clients {
+			if r.Target == TargetEmpty && r.Template == p.Template && r.Clients == p.Clients {
 				v.Empty = r
 			}
 		}
-		if v.Empty != nil && v.HasRaw && v.Raw.T.rate() > 0 {
-			v.Ceiling = v.Empty.T.rate() / v.Raw.T.rate()
+		if v.Empty != nil && v.HasRaw && v.Raw.T.Rate() > 0 {
+			v.Ceiling = v.Empty.T.Rate() / v.Raw.T.Rate()
 		}
 		if p.Clients == peakClients && peak[p.Template] > 0 {
 			v.AtPeak = true
-			v.PeakShare = p.T.rate() / peak[p.Template]
+			v.PeakShare = p.T.Rate() / peak[p.Template]
 			v.MeetsPeak = v.PeakShare >= targetPeakShare
 		}
 		out = append(out, v)
@@ -91,15 +91,16 @@ func meets(ok bool) string {
 	return "misses"
 }
 
-func (p steadyPoint) summary() string {
-	label, up := p.p99()
+// Summary is the point on one line, for the progress log.
+func (p SteadyPoint) Summary() string {
+	label, up := p.P99()
 	return fmt.Sprintf("%s %s %d clients: %.2f runs/s, p50 %s, %s %s, %d ok, %d busy, %d errors, %.2f CPU-s/run (machine), %.2f (attributed), load %s → %s",
-		p.Template, p.Target, p.Clients, p.T.rate(), stats.Secs(p.p50()), label, stats.Secs(up), p.T.Runs, p.T.Busy, p.T.Errors,
+		p.Template, p.Target, p.Clients, p.T.Rate(), stats.Secs(p.P50()), label, stats.Secs(up), p.T.Runs, p.T.Busy, p.T.Errors,
 		p.CPU.machinePerRun(p.T.Runs), p.CPU.attributedPerRun(p.Target, p.T.Runs), p.LoadBefore, p.LoadAfter)
 }
 
-// printSteady writes the points and the verdicts as tables.
-func printSteady(w io.Writer, points []steadyPoint) {
+// PrintSteady writes the points and the verdicts as tables.
+func PrintSteady(w io.Writer, points []SteadyPoint) {
 	if len(points) == 0 {
 		return
 	}
@@ -114,11 +115,11 @@ func printSteady(w io.Writer, points []steadyPoint) {
 			return stats.Secs(d)
 		}
 		starts, made := "-", "-"
-		if p.Target == targetPaddock {
+		if p.Target == TargetPaddock {
 			starts, made = stats.CountList(p.T.Starts), stats.CountList(p.T.Made)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t\n",
-			p.Template, shortTarget(p.Target), p.Clients, p.T.Elapsed.Seconds(), p.T.rate(), stats.Secs(p.p50()), upperText(p.p99()),
+			p.Template, ShortTarget(p.Target), p.Clients, p.T.Elapsed.Seconds(), p.T.Rate(), stats.Secs(p.P50()), upperText(p.P99()),
 			stats.Secs(p.waitedP50()), upperText(p.waitedP99()),
 			p.T.Runs, p.T.BusyByStatus[429], p.T.BusyByStatus[503], p.T.Errors, starvedText(p.T),
 			p.CPU.machinePerRun(p.T.Runs), p.CPU.attributedPerRun(p.Target, p.T.Runs), starts, made, p.LoadBefore, p.LoadAfter)
@@ -139,7 +140,7 @@ func printSteady(w io.Writer, points []steadyPoint) {
 	}
 	for _, p := range points {
 		if p.T.FirstError != "" {
-			fmt.Fprintf(w, "first error, %s %s %d clients: %s\n", p.Template, shortTarget(p.Target), p.Clients, p.T.FirstError)
+			fmt.Fprintf(w, "first error, %s %s %d clients: %s\n", p.Template, ShortTarget(p.Target), p.Clients, p.T.FirstError)
 		}
 	}
 
@@ -149,16 +150,16 @@ func printSteady(w io.Writer, points []steadyPoint) {
 	for _, v := range steadyVerdicts(points) {
 		raw, ratio, rawOK, latRatio := "-", "-", "-", "-"
 		if v.HasRaw {
-			raw = fmt.Sprintf("%.2f", v.Raw.T.rate())
+			raw = fmt.Sprintf("%.2f", v.Raw.T.Rate())
 			ratio = fmt.Sprintf("%.2f×", v.RawRatio)
 			rawOK = meets(v.MeetsRaw)
-			if r, ok := stats.FloatRatio(v.Paddock.p50().Seconds(), v.Raw.p50().Seconds()); ok {
+			if r, ok := stats.FloatRatio(v.Paddock.P50().Seconds(), v.Raw.P50().Seconds()); ok {
 				latRatio = fmt.Sprintf("%.2f×", r)
 			}
 		}
 		empty, ceiling := "-", "-"
 		if v.Empty != nil {
-			empty = fmt.Sprintf("%.2f", v.Empty.T.rate())
+			empty = fmt.Sprintf("%.2f", v.Empty.T.Rate())
 			if v.Ceiling > 0 {
 				ceiling = fmt.Sprintf("%.2f×", v.Ceiling)
 			}
@@ -167,7 +168,7 @@ func printSteady(w io.Writer, points []steadyPoint) {
 		if v.AtPeak {
 			share, peakOK = fmt.Sprintf("%.2f", v.PeakShare), meets(v.MeetsPeak)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t\n", v.Template, v.Clients, v.Paddock.T.rate(), raw, ratio, rawOK,
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t\n", v.Template, v.Clients, v.Paddock.T.Rate(), raw, ratio, rawOK,
 			empty, ceiling, latRatio, v.CPUPerRun, meets(v.MeetsCPU), share, peakOK)
 	}
 	tw.Flush()
@@ -176,7 +177,7 @@ func printSteady(w io.Writer, points []steadyPoint) {
 
 // starvedText is the starved column: the clients with no answered run,
 // and the oldest attempt still refused at the end.
-func starvedText(t throughput) string {
+func starvedText(t Throughput) string {
 	oldest := time.Duration(0)
 	for _, d := range t.Unanswered {
 		oldest = max(oldest, d)
@@ -187,11 +188,13 @@ func starvedText(t throughput) string {
 	return fmt.Sprintf("%d (oldest %s)", t.Starved, stats.Secs(oldest))
 }
 
-func shortTarget(t string) string {
+// ShortTarget is a target's name in the steady tables: paddock, raw or
+// empty.
+func ShortTarget(t string) string {
 	switch t {
-	case targetRaw:
+	case TargetRaw:
 		return "raw"
-	case targetEmpty:
+	case TargetEmpty:
 		return "empty"
 	}
 	return "paddock"
@@ -202,17 +205,17 @@ var steadyCSVHeader = []string{"template", "language", "target", "clients", "ela
 	"cpu_s_per_run_machine", "cpu_s_per_run_attributed", "load_before", "load_after", "paddock_over_raw", "meets_2x_raw",
 	"meets_cpu_0.3", "share_of_peak", "meets_0.9_peak", "waited_p50_s", "waited_p99_s", "empty_over_raw"}
 
-// writeSteadyCSV writes one row per point; the target columns are filled
+// WriteSteadyCSV writes one row per point; the target columns are filled
 // on Paddock's rows.
-func writeSteadyCSV(w io.Writer, points []steadyPoint) error {
+func WriteSteadyCSV(w io.Writer, points []SteadyPoint) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(steadyCSVHeader)
 	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	vs := steadyVerdicts(points)
 	for _, p := range points {
-		label, up := p.p99()
-		rec := []string{p.Template, p.Language, shortTarget(p.Target), strconv.Itoa(p.Clients), num(p.T.Elapsed.Seconds()),
-			strconv.Itoa(p.T.Runs), num(p.T.rate()), num(p.p50().Seconds()), num(up.Seconds()), strconv.FormatBool(label != "p99"),
+		label, up := p.P99()
+		rec := []string{p.Template, p.Language, ShortTarget(p.Target), strconv.Itoa(p.Clients), num(p.T.Elapsed.Seconds()),
+			strconv.Itoa(p.T.Runs), num(p.T.Rate()), num(p.P50().Seconds()), num(up.Seconds()), strconv.FormatBool(label != "p99"),
 			strconv.Itoa(p.T.BusyByStatus[429]), strconv.Itoa(p.T.BusyByStatus[503]), strconv.Itoa(p.T.Errors),
 			num(p.CPU.Machine), num(p.CPU.Bench), num(p.CPU.Children), num(p.CPU.Server), num(p.CPU.Sandboxes),
 			num(p.CPU.machinePerRun(p.T.Runs)), num(p.CPU.attributedPerRun(p.Target, p.T.Runs)), p.LoadBefore, p.LoadAfter,
@@ -220,7 +223,7 @@ func writeSteadyCSV(w io.Writer, points []steadyPoint) error {
 		_, waited99 := p.waitedP99()
 		rec = append(rec, num(p.waitedP50().Seconds()), num(waited99.Seconds()), "")
 		for _, v := range vs {
-			if p.Target != targetPaddock || v.Template != p.Template || v.Clients != p.Clients {
+			if p.Target != TargetPaddock || v.Template != p.Template || v.Clients != p.Clients {
 				continue
 			}
 			if v.HasRaw {
@@ -240,8 +243,8 @@ func writeSteadyCSV(w io.Writer, points []steadyPoint) error {
 	return cw.Error()
 }
 
-// steadyTitle names the chart.
-func steadyTitle(started string, points []steadyPoint) string {
+// SteadyTitle names the chart.
+func SteadyTitle(started string, points []SteadyPoint) string {
 	var ts []string
 	for _, p := range points {
 		if !slices.Contains(ts, p.Template) {
@@ -288,12 +291,12 @@ type jsonCPU struct {
 	Wall      float64 `json:"wall"`
 }
 
-func jsonSteady(points []steadyPoint) []jsonSteadyPoint {
+func jsonSteady(points []SteadyPoint) []jsonSteadyPoint {
 	var out []jsonSteadyPoint
 	for _, p := range points {
-		label, up := p.p99()
-		j := jsonSteadyPoint{Template: p.Template, Language: p.Language, Target: shortTarget(p.Target), Clients: p.Clients,
-			ElapsedS: p.T.Elapsed.Seconds(), Runs: p.T.Runs, RunsPerS: p.T.rate(), P50MS: stats.MS(p.p50()), P99MS: stats.MS(up),
+		label, up := p.P99()
+		j := jsonSteadyPoint{Template: p.Template, Language: p.Language, Target: ShortTarget(p.Target), Clients: p.Clients,
+			ElapsedS: p.T.Elapsed.Seconds(), Runs: p.T.Runs, RunsPerS: p.T.Rate(), P50MS: stats.MS(p.P50()), P99MS: stats.MS(up),
 			P99IsMax: label != "p99", Busy: p.T.BusyByStatus, Errors: p.T.Errors, FirstError: p.T.FirstError, Starts: p.T.Starts, Made: p.T.Made,
 			CPU:              jsonCPU(p.CPU),
 			CPUPerRunMachine: p.CPU.machinePerRun(p.T.Runs), CPUPerRunAttributed: p.CPU.attributedPerRun(p.Target, p.T.Runs),
@@ -308,4 +311,76 @@ func jsonSteady(points []steadyPoint) []jsonSteadyPoint {
 		out = append(out, j)
 	}
 	return out
+}
+
+// SteadyPoint is one client count of one template on one target.
+type SteadyPoint struct {
+	Template, Language string
+	Target             string // targetPaddock, targetRaw or targetEmpty
+	Clients            int
+	T                  Throughput
+	CPU                CPUUsage
+	// LoadBefore and LoadAfter are /proc/loadavg around the point: the
+	// machine is shared, and other work shows there.
+	LoadBefore, LoadAfter string
+	// RawOf, on a raw point, names the template whose raw point this is
+	// a copy of: templates of one language run the same interpreter under
+	// the same limits raw, so it is measured once.
+	RawOf string `json:",omitempty"`
+}
+
+// P50 is the point's median latency.
+func (p SteadyPoint) P50() time.Duration { return stats.Percentile(p.T.Latencies, 0.5) }
+
+// P99 is the point's p99, or its maximum below 100 runs (label says which).
+func (p SteadyPoint) P99() (label string, d time.Duration) { return stats.Upper(p.T.Latencies) }
+
+// waitedP50 and waitedP99 are of what runs cost their clients, busy
+// answers and the pauses they asked for included.
+func (p SteadyPoint) waitedP50() time.Duration { return stats.Percentile(p.T.Waited, 0.5) }
+
+func (p SteadyPoint) waitedP99() (label string, d time.Duration) { return stats.Upper(p.T.Waited) }
+
+// SteadyThroughput is what the phase measured as the throughput rows the
+// headlines read: the points at clients of the templates named like their
+// language.
+func SteadyThroughput(points []SteadyPoint, clients int) []Throughput {
+	var out []Throughput
+	for _, p := range points {
+		if p.Clients == clients && p.Template == p.Language {
+			out = append(out, p.T)
+		}
+	}
+	return out
+}
+
+// CPUUsage is host CPU in seconds over one measurement.
+type CPUUsage struct {
+	Machine   float64 // /proc/stat busy time, all CPUs
+	Bench     float64 // the bench process itself (RUSAGE_SELF)
+	Children  float64 // the bench's reaped children (RUSAGE_CHILDREN)
+	Server    float64 // the server and its reaped children
+	Sandboxes float64 // the server's sandbox cgroups (lower bound)
+	Wall      float64 // the window's wall time
+}
+
+// machinePerRun is the machine's busy time less the bench's, per run.
+func (u CPUUsage) machinePerRun(runs int) float64 {
+	if runs == 0 {
+		return 0
+	}
+	return max(u.Machine-u.Bench, 0) / float64(runs)
+}
+
+// attributedPerRun is the CPU the measured processes account for, per
+// run: the server and its sandboxes for Paddock, the reaped runsc
+// processes for raw runs.
+func (u CPUUsage) attributedPerRun(target string, runs int) float64 {
+	if runs == 0 {
+		return 0
+	}
+	if target == TargetRaw || target == TargetEmpty {
+		return u.Children / float64(runs)
+	}
+	return (u.Server + u.Sandboxes) / float64(runs)
 }

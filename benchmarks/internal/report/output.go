@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -14,9 +14,9 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
-// writeFile writes what render produces to path, creating its directory.
+// WriteFile writes what render produces to path, creating its directory.
 // An empty path writes nothing.
-func writeFile(path string, render func(io.Writer) error) error {
+func WriteFile(path string, render func(io.Writer) error) error {
 	if path == "" {
 		return nil
 	}
@@ -71,7 +71,7 @@ type jsonMemory struct {
 	MeanUsageMB float64     `json:"mean_usage_mib"`
 	MeanRSSMB   float64     `json:"mean_rss_mib"`
 	Note        string      `json:"note,omitempty"`
-	Sandboxes   []memSample `json:"sandboxes"`
+	Sandboxes   []MemSample `json:"sandboxes"`
 }
 
 type jsonReport struct {
@@ -88,11 +88,11 @@ type jsonReport struct {
 	// Steady are the steady-state phase's points.
 	Steady []jsonSteadyPoint `json:"steady,omitempty"`
 	// NativeRSS is each template's interpreter's memory outside gVisor.
-	NativeRSS []nativeRSS `json:"native_rss,omitempty"`
+	NativeRSS []NativeRSS `json:"native_rss,omitempty"`
 }
 
-// writeJSON writes the whole report with every raw sample.
-func writeJSON(w io.Writer, rep report, started time.Time, opts map[string]any) error {
+// WriteJSON writes the whole report with every raw sample.
+func WriteJSON(w io.Writer, rep Report, started time.Time, opts map[string]any) error {
 	out := jsonReport{Started: started.UTC(), Options: opts, MemoryNote: rep.MemoryNote,
 		Latency: []jsonRow{}, Throughput: []jsonThroughput{}, Memory: []jsonMemory{},
 		Headline: headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS), NativeRSS: rep.NativeRSS, ServerMetrics: rep.ServerMetrics, Doors: jsonDoors(rep.Doors),
@@ -112,7 +112,7 @@ func writeJSON(w io.Writer, rep report, started time.Time, opts map[string]any) 
 	}
 	for _, t := range rep.Throughput {
 		jt := jsonThroughput{Lang: t.Lang, Target: t.Target, Concurrency: t.Concurrency, Seconds: t.Elapsed.Seconds(),
-			Runs: t.Runs, RunsPerSec: t.rate(), Busy: t.Busy, Starts: t.Starts, Made: t.Made, LatencyMS: []float64{}}
+			Runs: t.Runs, RunsPerSec: t.Rate(), Busy: t.Busy, Starts: t.Starts, Made: t.Made, LatencyMS: []float64{}}
 		for _, d := range t.Latencies {
 			jt.LatencyMS = append(jt.LatencyMS, stats.MS(d))
 		}
@@ -120,8 +120,8 @@ func writeJSON(w io.Writer, rep report, started time.Time, opts map[string]any) 
 	}
 	for _, m := range rep.Memory {
 		out.Memory = append(out.Memory, jsonMemory{Lang: m.Lang, Server: m.Server, Start: m.Start, Note: m.Note, Sandboxes: m.Samples,
-			MeanUsageMB: m.meanMB(func(s memSample) uint64 { return s.Usage }),
-			MeanRSSMB:   m.meanMB(func(s memSample) uint64 { return s.RSS })})
+			MeanUsageMB: m.MeanMB(func(s MemSample) uint64 { return s.Usage }),
+			MeanRSSMB:   m.MeanMB(func(s MemSample) uint64 { return s.RSS })})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -133,8 +133,8 @@ func writeJSON(w io.Writer, rep report, started time.Time, opts map[string]any) 
 var csvHeader = []string{"metric", "lang", "probe", "mode", "i", "value", "unit", "counted", "start", "sandbox_id",
 	"queue_ms", "acquire_ms", "start_ms", "exec_ms", "total_ms", "runsc_delete_ms"}
 
-// writeCSV writes one line per raw sample.
-func writeCSV(w io.Writer, rep report) error {
+// WriteCSV writes one line per raw sample.
+func WriteCSV(w io.Writer, rep Report) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(csvHeader)
 	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
@@ -161,7 +161,7 @@ func writeCSV(w io.Writer, rep report) error {
 		for i, d := range t.Latencies {
 			line("throughput_run", t.Lang, probe, t.Target, i, stats.MS(d), "ms", true, "", "", nil, 0)
 		}
-		line("throughput_rate", t.Lang, probe, t.Target, 0, t.rate(), "runs/s", true, "", "", nil, 0)
+		line("throughput_rate", t.Lang, probe, t.Target, 0, t.Rate(), "runs/s", true, "", "", nil, 0)
 	}
 	for _, m := range rep.Memory {
 		mode := "idle pooled"
@@ -169,9 +169,9 @@ func writeCSV(w io.Writer, rep report) error {
 			mode += " on " + m.Server
 		}
 		for i, s := range m.Samples {
-			line("memory_usage", m.Lang, "", mode, i, float64(s.Usage)/mib, "MiB", true, m.Start, s.ID, nil, 0)
-			line("memory_rss", m.Lang, "", mode, i, float64(s.RSS)/mib, "MiB", true, m.Start, s.ID, nil, 0)
-			line("memory_shmem", m.Lang, "", mode, i, float64(s.Shmem)/mib, "MiB", true, m.Start, s.ID, nil, 0)
+			line("memory_usage", m.Lang, "", mode, i, float64(s.Usage)/MiB, "MiB", true, m.Start, s.ID, nil, 0)
+			line("memory_rss", m.Lang, "", mode, i, float64(s.RSS)/MiB, "MiB", true, m.Start, s.ID, nil, 0)
+			line("memory_shmem", m.Lang, "", mode, i, float64(s.Shmem)/MiB, "MiB", true, m.Start, s.ID, nil, 0)
 		}
 	}
 	cw.Flush()

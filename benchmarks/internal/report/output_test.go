@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -14,8 +14,8 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
-func testReport() report {
-	return report{
+func testReport() Report {
+	return Report{
 		Rows: []stats.Row{
 			{Lang: "python", Probe: "print(1)", Mode: stats.ModeNative, Samples: []stats.Sample{{D: 20 * time.Millisecond, Counted: true}}},
 			{Lang: "python", Probe: "print(1)", Mode: stats.ModePool, Mismatches: 1, Samples: []stats.Sample{
@@ -28,15 +28,15 @@ func testReport() report {
 				{D: 420 * time.Millisecond, Counted: true, Delete: 70 * time.Millisecond},
 			}},
 		},
-		Throughput: []throughput{{Lang: "python", Target: targetPaddock, Concurrency: 2, Elapsed: 2 * time.Second, Runs: 3,
+		Throughput: []Throughput{{Lang: "python", Target: TargetPaddock, Concurrency: 2, Elapsed: 2 * time.Second, Runs: 3,
 			Starts: map[string]int{"pool": 3}, Latencies: []time.Duration{100 * time.Millisecond, 110 * time.Millisecond, 120 * time.Millisecond}}},
-		Memory: []memRow{{Lang: "python", Start: "restore", Samples: []memSample{{ID: "pd-0123456789abcdef", Usage: 30 << 20, RSS: 5 << 20, Shmem: 20 << 20}}}},
+		Memory: []MemRow{{Lang: "python", Start: "restore", Samples: []MemSample{{ID: "pd-0123456789abcdef", Usage: 30 << 20, RSS: 5 << 20, Shmem: 20 << 20}}}},
 	}
 }
 
 func TestWriteCSV(t *testing.T) {
 	var buf bytes.Buffer
-	if err := writeCSV(&buf, testReport()); err != nil {
+	if err := WriteCSV(&buf, testReport()); err != nil {
 		t.Fatal(err)
 	}
 	want := `metric,lang,probe,mode,i,value,unit,counted,start,sandbox_id,queue_ms,acquire_ms,start_ms,exec_ms,total_ms,runsc_delete_ms
@@ -70,7 +70,7 @@ memory_shmem,python,,idle pooled,0,20,MiB,true,restore,pd-0123456789abcdef,,,,,,
 func TestWriteJSON(t *testing.T) {
 	var buf bytes.Buffer
 	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	if err := writeJSON(&buf, testReport(), started, map[string]any{"cold": "5"}); err != nil {
+	if err := WriteJSON(&buf, testReport(), started, map[string]any{"cold": "5"}); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
@@ -124,13 +124,13 @@ func TestWriteJSON(t *testing.T) {
 
 func TestWriteFileCreatesDirectoryAndSkipsEmptyPath(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out", "x.txt")
-	if err := writeFile(path, func(w io.Writer) error { _, err := w.Write([]byte("hi")); return err }); err != nil {
+	if err := WriteFile(path, func(w io.Writer) error { _, err := w.Write([]byte("hi")); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(path); err != nil || string(b) != "hi" {
 		t.Errorf("read back %q, %v", b, err)
 	}
-	if err := writeFile("", func(io.Writer) error { t.Error("rendered for an empty path"); return nil }); err != nil {
+	if err := WriteFile("", func(io.Writer) error { t.Error("rendered for an empty path"); return nil }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -142,10 +142,10 @@ func TestPrintShowsP99OnlyFrom100Samples(t *testing.T) {
 	}
 	few := rowOf("python", "print(1)", stats.ModeBusy, 4, 9, 2)
 	few.Samples[2].Start, few.Samples[1].Start, few.Samples[0].Start = "pool", "restore", "pool"
-	rep := report{Rows: []stats.Row{few, hundred}, Throughput: []throughput{{Lang: "python", Target: targetRawRestore, Concurrency: 2,
+	rep := Report{Rows: []stats.Row{few, hundred}, Throughput: []Throughput{{Lang: "python", Target: TargetRawRestore, Concurrency: 2,
 		Elapsed: time.Second, Runs: 2, Latencies: []time.Duration{300 * time.Millisecond, 500 * time.Millisecond}}}}
 	var buf bytes.Buffer
-	rep.print(&buf)
+	rep.Print(&buf)
 	lines := strings.Split(buf.String(), "\n")
 	line := func(prefix string) []string {
 		for _, l := range lines {

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"math"
@@ -17,14 +17,14 @@ func TestRuncHeadlines(t *testing.T) {
 		rowOf("python", "x + 1", stats.ModeSession, 0.9),
 		rowOf("python", "x + 1", stats.ModeRuncSession, 0.6),
 	}
-	tps := []throughput{
-		{Lang: "python", Target: targetPaddock, Runs: 40, Elapsed: 5 * time.Second},
-		{Lang: "python", Target: targetRunc, Runs: 80, Elapsed: 5 * time.Second},
+	tps := []Throughput{
+		{Lang: "python", Target: TargetPaddock, Runs: 40, Elapsed: 5 * time.Second},
+		{Lang: "python", Target: TargetRunc, Runs: 80, Elapsed: 5 * time.Second},
 	}
-	mems := []memRow{
-		{Lang: "python", Server: "pooled (pool 2, snapshots on)", Start: "restore", Samples: []memSample{{Usage: 60 << 20}}},
-		{Lang: "python", Server: "cold pooled (pool 2, snapshots off)", Start: "cold", Samples: []memSample{{Usage: 90 << 20}}},
-		{Lang: "python", Server: "runc pooled (runc, pool 2, snapshots off)", Start: "runc", Samples: []memSample{{Usage: 40 << 20}}},
+	mems := []MemRow{
+		{Lang: "python", Server: "pooled (pool 2, snapshots on)", Start: "restore", Samples: []MemSample{{Usage: 60 << 20}}},
+		{Lang: "python", Server: "cold pooled (pool 2, snapshots off)", Start: "cold", Samples: []MemSample{{Usage: 90 << 20}}},
+		{Lang: "python", Server: "runc pooled (runc, pool 2, snapshots off)", Start: "runc", Samples: []MemSample{{Usage: 40 << 20}}},
 	}
 	want := []struct {
 		what  string

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ func TestPrintDoors(t *testing.T) {
 		return out
 	}
 	var b strings.Builder
-	printDoors(&b, []doorRow{
+	printDoors(&b, []DoorRow{
 		{Door: "mcp", Op: "run_code print(1)", Lang: "python", V1: ms(10, 20, 30), Via: ms(11, 21, 31)},
 		{Door: "mcp", Op: "execute, no such session", Lang: "-", V1: ms(0.2, 0.2, 0.2), Via: ms(0.5, 0.5, 0.5), Bare: true},
 	})

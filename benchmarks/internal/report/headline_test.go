@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"strings"
@@ -31,20 +31,20 @@ func TestHeadlines(t *testing.T) {
 		rowOf("node", "console.log(1)", stats.ModeNative, 50),
 		rowOf("node", "console.log(1)", stats.ModeBusy, 5),
 	}
-	tps := []throughput{
-		{Lang: "python", Target: targetPaddock, Runs: 45, Elapsed: 5 * time.Second},
-		{Lang: "python", Target: targetRawRestore, Runs: 50, Elapsed: 5 * time.Second},
-		{Lang: "python", Target: targetRaw, Runs: 15, Elapsed: 5 * time.Second},
-		{Lang: "node", Target: targetPaddock, Runs: 20, Elapsed: 5 * time.Second},
-		{Lang: "node", Target: targetRaw, Runs: 20, Elapsed: 5 * time.Second},
+	tps := []Throughput{
+		{Lang: "python", Target: TargetPaddock, Runs: 45, Elapsed: 5 * time.Second},
+		{Lang: "python", Target: TargetRawRestore, Runs: 50, Elapsed: 5 * time.Second},
+		{Lang: "python", Target: TargetRaw, Runs: 15, Elapsed: 5 * time.Second},
+		{Lang: "node", Target: TargetPaddock, Runs: 20, Elapsed: 5 * time.Second},
+		{Lang: "node", Target: TargetRaw, Runs: 20, Elapsed: 5 * time.Second},
 	}
-	mems := []memRow{
-		{Lang: "python", Start: "cold", Samples: []memSample{{Usage: 95 << 20}}},
-		{Lang: "python", Start: "restore", Samples: []memSample{{Usage: 85 << 20}}},
-		{Lang: "python-slim", Start: "restore", Samples: []memSample{{Usage: 24 << 20}}},
-		{Lang: "node", Start: "cold", Samples: []memSample{{Usage: 30 << 20}}},
+	mems := []MemRow{
+		{Lang: "python", Start: "cold", Samples: []MemSample{{Usage: 95 << 20}}},
+		{Lang: "python", Start: "restore", Samples: []MemSample{{Usage: 85 << 20}}},
+		{Lang: "python-slim", Start: "restore", Samples: []MemSample{{Usage: 24 << 20}}},
+		{Lang: "node", Start: "cold", Samples: []MemSample{{Usage: 30 << 20}}},
 	}
-	natives := []nativeRSS{{Template: "python", Samples: []procRSSSample{{VmRSS: 80 << 20}}}}
+	natives := []NativeRSS{{Template: "python", Samples: []ProcRSSSample{{VmRSS: 80 << 20}}}}
 	yes, no := true, false
 	want := []struct {
 		what  string
@@ -114,7 +114,7 @@ func TestSortRows(t *testing.T) {
 		rowOf("python", "print(1)", stats.ModePool, 1),
 		rowOf("python", "print(1)", stats.ModeNative, 1),
 	}
-	sortRows(rows)
+	SortRows(rows)
 	var got []string
 	for _, r := range rows {
 		got = append(got, r.Lang+"/"+r.Probe+"/"+r.Mode)
@@ -126,3 +126,5 @@ func TestSortRows(t *testing.T) {
 		}
 	}
 }
+
+func near(a, b float64) bool { return a/b > 0.999999 && a/b < 1.000001 }

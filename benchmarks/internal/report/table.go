@@ -1,35 +1,37 @@
-package main
+package report
 
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
-// report is everything one bench run measured.
-type report struct {
+// Report is everything one bench run measured.
+type Report struct {
 	Rows       []stats.Row
-	Throughput []throughput
-	Memory     []memRow
+	Throughput []Throughput
+	Memory     []MemRow
 	// Doors are door operations beside the same operation on /v1.
-	Doors []doorRow
+	Doors []DoorRow
 	// MemoryNote says why memory was not measured, if it was not.
 	MemoryNote string
 	// ServerMetrics are each server's paddock_pool_* samples at its end.
 	ServerMetrics map[string][]string
 	// Steady are the steady-state phase's points.
-	Steady []steadyPoint
+	Steady []SteadyPoint
 	// NativeRSS is each template's interpreter's memory outside gVisor:
 	// the memory target of a warmed template is built on it.
-	NativeRSS []nativeRSS
+	NativeRSS []NativeRSS
 }
 
-// print writes the tables and the headline ratios.
-func (rep report) print(w io.Writer) {
+// Print writes the tables and the headline ratios.
+func (rep Report) Print(w io.Writer) {
 	fmt.Fprintln(w, "\n== time to first result (HTTP end to end for Paddock rows) ==")
 	printLatency(w, rep.Rows)
 	fmt.Fprintln(w, "p99 is printed from 100 samples on; below that the column holds the maximum, marked \"max\".")
@@ -131,7 +133,7 @@ func offModeKinds(r stats.Row) string {
 	return startKinds(off)
 }
 
-func printThroughput(w io.Writer, tps []throughput) {
+func printThroughput(w io.Writer, tps []Throughput) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "lang\twhat\tconcurrency\tseconds\truns\truns/s\tlatency p50 ms\tp99 ms\tbusy answers\tstart kinds\tsandboxes made meanwhile\t")
 	for _, t := range tps {
@@ -143,14 +145,14 @@ func printThroughput(w io.Writer, tps []throughput) {
 			made = stats.CountList(t.Made)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%d\t%.2f\t%s\t%s\t%d\t%s\t%s\t\n", t.Lang, t.Target, t.Concurrency, t.Elapsed.Seconds(),
-			t.Runs, t.rate(), stats.FormatP50(t.Latencies), stats.FormatUpper(t.Latencies), t.Busy, kinds, made)
+			t.Runs, t.Rate(), stats.FormatP50(t.Latencies), stats.FormatUpper(t.Latencies), t.Busy, kinds, made)
 	}
 	tw.Flush()
 }
 
 // printMemory writes the idle memory rows, each beside its template's
 // native RSS (where measured) and its target (see memTarget).
-func printMemory(w io.Writer, mems []memRow, natives []nativeRSS) {
+func printMemory(w io.Writer, mems []MemRow, natives []NativeRSS) {
 	if len(mems) == 0 {
 		return
 	}
@@ -160,18 +162,61 @@ func printMemory(w io.Writer, mems []memRow, natives []nativeRSS) {
 		native, target := "-", "-"
 		for _, n := range natives {
 			if n.Template == m.Lang && len(n.Samples) > 0 {
-				native = fmt.Sprintf("%.1f", n.vmRSSMB())
+				native = fmt.Sprintf("%.1f", n.VmRSSMB())
 			}
 		}
 		if v, basis, ok := templateMemTarget(m.Lang, natives); ok {
 			target = fmt.Sprintf("≤ %.1f (%s)", v, basis)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t\n", m.Lang, m.Start, m.Server, len(m.Samples),
-			m.meanMB(func(s memSample) uint64 { return s.Usage }),
-			m.meanMB(func(s memSample) uint64 { return s.RSS }),
-			m.meanMB(func(s memSample) uint64 { return s.SentryAnon }),
-			m.meanMB(func(s memSample) uint64 { return s.GoferAnon }),
-			m.meanMB(func(s memSample) uint64 { return s.Shmem }), native, target, m.Note)
+			m.MeanMB(func(s MemSample) uint64 { return s.Usage }),
+			m.MeanMB(func(s MemSample) uint64 { return s.RSS }),
+			m.MeanMB(func(s MemSample) uint64 { return s.SentryAnon }),
+			m.MeanMB(func(s MemSample) uint64 { return s.GoferAnon }),
+			m.MeanMB(func(s MemSample) uint64 { return s.Shmem }), native, target, m.Note)
 	}
 	tw.Flush()
+}
+
+// SortRows orders rows by language, then probe, then mode from the
+// slowest baseline to the warmest path; sessions come last.
+func SortRows(rows []stats.Row) {
+	modes := []string{stats.ModeNative, stats.ModeHost, stats.ModeRaw, stats.ModeRawRestore, stats.ModeCold, stats.ModeRestore, stats.ModePool, stats.ModeBusy, stats.ModeRuncCold, stats.ModeRuncPool,
+		stats.ModeSession, stats.ModeRuncSession}
+	langIdx := func(name string) int {
+		return slices.IndexFunc(langs.All, func(l langs.Lang) bool { return l.Name == name })
+	}
+	probeIdx := func(r stats.Row) int {
+		l, ok := langs.ByName(r.Lang)
+		if !ok {
+			return 0
+		}
+		if i := slices.IndexFunc(l.Probes, func(p langs.Probe) bool { return p.Name == r.Probe }); i >= 0 {
+			return i
+		}
+		return len(l.Probes)
+	}
+	slices.SortStableFunc(rows, func(a, b stats.Row) int {
+		if isSession(a.Mode) || isSession(b.Mode) {
+			if d := boolIdx(isSession(a.Mode)) - boolIdx(isSession(b.Mode)); d != 0 {
+				return d
+			}
+		}
+		if d := langIdx(a.Lang) - langIdx(b.Lang); d != 0 {
+			return d
+		}
+		if d := probeIdx(a) - probeIdx(b); d != 0 {
+			return d
+		}
+		return slices.Index(modes, a.Mode) - slices.Index(modes, b.Mode)
+	})
+}
+
+func isSession(mode string) bool { return mode == stats.ModeSession || mode == stats.ModeRuncSession }
+
+func boolIdx(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

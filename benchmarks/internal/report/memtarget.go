@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ const (
 // phrase saying what it is made of. A warmed template's bound needs its
 // native RSS (nil when not measured): without it there is none, and ok is
 // false.
-func memTarget(warmed bool, native *nativeRSS) (target float64, basis string, ok bool) {
+func memTarget(warmed bool, native *NativeRSS) (target float64, basis string, ok bool) {
 	if !warmed {
 		return slimMemTargetMiB, "no warm-up: a fixed bound", true
 	}
@@ -31,18 +31,18 @@ func memTarget(warmed bool, native *nativeRSS) (target float64, basis string, ok
 		return 0, "warmed: native RSS not measured", false
 	}
 	// Rounded to the 0.1 MiB it is printed with.
-	rss := math.Round(native.vmRSSMB()*10) / 10
+	rss := math.Round(native.VmRSSMB()*10) / 10
 	return rss + warmedHeadroomMiB, fmt.Sprintf("warmed: native RSS %.1f MiB + %d", rss, warmedHeadroomMiB), true
 }
 
 // templateMemTarget is memTarget for the template called name, looking up
 // whether it warms up and its native RSS among natives.
-func templateMemTarget(name string, natives []nativeRSS) (float64, string, bool) {
+func templateMemTarget(name string, natives []NativeRSS) (float64, string, bool) {
 	t, err := templates.Get(name)
 	if err != nil {
 		return 0, "unknown template", false
 	}
-	var native *nativeRSS
+	var native *NativeRSS
 	for i := range natives {
 		if natives[i].Template == name {
 			native = &natives[i]
@@ -53,13 +53,13 @@ func templateMemTarget(name string, natives []nativeRSS) (float64, string, bool)
 
 // memHeadlines are the idle memory verdicts: each row's mean memory cgroup
 // usage against its template's bound.
-func memHeadlines(mems []memRow, natives []nativeRSS) []headline {
+func memHeadlines(mems []MemRow, natives []NativeRSS) []headline {
 	var out []headline
 	for _, m := range mems {
 		if len(m.Samples) == 0 {
 			continue
 		}
-		usage := m.meanMB(func(s memSample) uint64 { return s.Usage })
+		usage := m.MeanMB(func(s MemSample) uint64 { return s.Usage })
 		target, basis, ok := templateMemTarget(m.Lang, natives)
 		what := fmt.Sprintf("%s idle pooled sandbox (made by %s), host memory (%s)", m.Lang, m.Start, basis)
 		if !ok {
@@ -72,7 +72,7 @@ func memHeadlines(mems []memRow, natives []nativeRSS) []headline {
 }
 
 // printNativeRSS writes each template's native RSS samples' means.
-func printNativeRSS(w io.Writer, natives []nativeRSS) {
+func printNativeRSS(w io.Writer, natives []NativeRSS) {
 	if len(natives) == 0 {
 		return
 	}
@@ -80,10 +80,10 @@ func printNativeRSS(w io.Writer, natives []nativeRSS) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "template\tprocesses\tVmRSS MiB\tRssAnon MiB\tRssFile MiB\tRssShmem MiB\tpeak MiB\tnote\t")
 	for _, n := range natives {
-		mb := func(f func(procRSSSample) uint64) string { return fmt.Sprintf("%.1f", n.meanMB(f)) }
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n.Template, len(n.Samples), fmt.Sprintf("%.1f", n.vmRSSMB()),
-			mb(func(s procRSSSample) uint64 { return s.RssAnon }), mb(func(s procRSSSample) uint64 { return s.RssFile }),
-			mb(func(s procRSSSample) uint64 { return s.RssShmem }), mb(func(s procRSSSample) uint64 { return s.MaxRSS }), n.Note)
+		mb := func(f func(ProcRSSSample) uint64) string { return fmt.Sprintf("%.1f", n.MeanMB(f)) }
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n.Template, len(n.Samples), fmt.Sprintf("%.1f", n.VmRSSMB()),
+			mb(func(s ProcRSSSample) uint64 { return s.RssAnon }), mb(func(s ProcRSSSample) uint64 { return s.RssFile }),
+			mb(func(s ProcRSSSample) uint64 { return s.RssShmem }), mb(func(s ProcRSSSample) uint64 { return s.MaxRSS }), n.Note)
 	}
 	tw.Flush()
 }

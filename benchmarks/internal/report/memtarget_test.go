@@ -1,29 +1,26 @@
-package main
+package report
 
 import (
 	"bytes"
-	"context"
-	"os/exec"
 	"testing"
-	"time"
 )
 
 func TestMemTarget(t *testing.T) {
 	tests := []struct {
 		name       string
 		warmed     bool
-		native     *nativeRSS
+		native     *NativeRSS
 		wantTarget float64
 		wantBasis  string
 		wantOK     bool
 	}{
 		{"slim, nothing measured", false, nil, 25, "no warm-up: a fixed bound", true},
-		{"slim ignores a native RSS", false, &nativeRSS{Samples: []procRSSSample{{VmRSS: 12 << 20}}}, 25, "no warm-up: a fixed bound", true},
-		{"warmed: the mean VmRSS plus 10", true, &nativeRSS{Samples: []procRSSSample{{VmRSS: 80 << 20, RssAnon: 50 << 20}, {VmRSS: 89 << 20}}},
+		{"slim ignores a native RSS", false, &NativeRSS{Samples: []ProcRSSSample{{VmRSS: 12 << 20}}}, 25, "no warm-up: a fixed bound", true},
+		{"warmed: the mean VmRSS plus 10", true, &NativeRSS{Samples: []ProcRSSSample{{VmRSS: 80 << 20, RssAnon: 50 << 20}, {VmRSS: 89 << 20}}},
 			94.5, "warmed: native RSS 84.5 MiB + 10", true},
-		{"warmed: rounded to 0.1 MiB", true, &nativeRSS{Samples: []procRSSSample{{VmRSS: 87654321}}}, 93.6, "warmed: native RSS 83.6 MiB + 10", true},
+		{"warmed: rounded to 0.1 MiB", true, &NativeRSS{Samples: []ProcRSSSample{{VmRSS: 87654321}}}, 93.6, "warmed: native RSS 83.6 MiB + 10", true},
 		{"warmed, not measured", true, nil, 0, "warmed: native RSS not measured", false},
-		{"warmed, no samples", true, &nativeRSS{Template: "python"}, 0, "warmed: native RSS not measured", false},
+		{"warmed, no samples", true, &NativeRSS{Template: "python"}, 0, "warmed: native RSS not measured", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,16 +33,16 @@ func TestMemTarget(t *testing.T) {
 }
 
 func TestMemHeadlinesJudgeEachTemplateByItsOwnBound(t *testing.T) {
-	mems := []memRow{
-		{Lang: "python", Start: "restore", Samples: []memSample{{Usage: 95 << 20}, {Usage: 97 << 20}}},
-		{Lang: "python-slim", Start: "restore", Samples: []memSample{{Usage: 26 << 20}}},
-		{Lang: "node", Start: "cold", Samples: []memSample{{Usage: 25 << 20}}},
-		{Lang: "ruby", Start: "cold", Samples: []memSample{{Usage: 10 << 20}}},
+	mems := []MemRow{
+		{Lang: "python", Start: "restore", Samples: []MemSample{{Usage: 95 << 20}, {Usage: 97 << 20}}},
+		{Lang: "python-slim", Start: "restore", Samples: []MemSample{{Usage: 26 << 20}}},
+		{Lang: "node", Start: "cold", Samples: []MemSample{{Usage: 25 << 20}}},
+		{Lang: "ruby", Start: "cold", Samples: []MemSample{{Usage: 10 << 20}}},
 		{Lang: "node", Start: "runc"}, // no samples: no headline
 	}
-	natives := []nativeRSS{
-		{Template: "node", Samples: []procRSSSample{{VmRSS: 40 << 20}}},
-		{Template: "python", Samples: []procRSSSample{{VmRSS: 86 << 20}}},
+	natives := []NativeRSS{
+		{Template: "node", Samples: []ProcRSSSample{{VmRSS: 40 << 20}}},
+		{Template: "python", Samples: []ProcRSSSample{{VmRSS: 86 << 20}}},
 	}
 	yes, no := true, false
 	want := []struct {
@@ -79,46 +76,14 @@ func TestMemHeadlinesJudgeEachTemplateByItsOwnBound(t *testing.T) {
 
 func TestPrintMemoryShowsNativeRSSAndTarget(t *testing.T) {
 	var buf bytes.Buffer
-	printMemory(&buf, []memRow{
-		{Lang: "python", Start: "restore", Server: "memory", Samples: []memSample{{Usage: 95 << 20, RSS: 21 << 20, SentryAnon: 16 << 20, GoferAnon: 5 << 20, Shmem: 74 << 20}}},
-		{Lang: "node", Start: "cold", Server: "memory", Samples: []memSample{{Usage: 30 << 20, RSS: 13 << 20, SentryAnon: 8 << 20, GoferAnon: 5 << 20, Shmem: 17 << 20}}},
-	}, []nativeRSS{{Template: "python", Samples: []procRSSSample{{VmRSS: 85 << 20}}}})
+	printMemory(&buf, []MemRow{
+		{Lang: "python", Start: "restore", Server: "memory", Samples: []MemSample{{Usage: 95 << 20, RSS: 21 << 20, SentryAnon: 16 << 20, GoferAnon: 5 << 20, Shmem: 74 << 20}}},
+		{Lang: "node", Start: "cold", Server: "memory", Samples: []MemSample{{Usage: 30 << 20, RSS: 13 << 20, SentryAnon: 8 << 20, GoferAnon: 5 << 20, Shmem: 17 << 20}}},
+	}, []NativeRSS{{Template: "python", Samples: []ProcRSSSample{{VmRSS: 85 << 20}}}})
 	want := "template  made by  server  sandboxes  usage MiB/sandbox  rss MiB/sandbox  of which Sentry anon  gofer anon  shmem MiB/sandbox  native RSS MiB  target MiB                                 note  \n" +
 		"python    restore  memory  1          95.0               21.0             16.0                  5.0         74.0               85.0            ≤ 95.0 (warmed: native RSS 85.0 MiB + 10)        \n" +
 		"node      cold     memory  1          30.0               13.0             8.0                   5.0         17.0               -               ≤ 25.0 (no warm-up: a fixed bound)               \n"
 	if got := buf.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-}
-
-// TestIdleRSSReadsTheWaitingProcess runs the host's python3 with a warm-up
-// that holds 64 MiB of written memory: the reading, taken while it waits,
-// must hold it.
-func TestIdleRSSReadsTheWaitingProcess(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3 on the host")
-	}
-	tail, err := idlingProgram("python", "held = bytearray(64 << 20)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := idleRSS(context.Background(), exec.Command(py, tail...), 10*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.VmRSS < 64<<20 || s.RssAnon < 64<<20 || s.VmRSS != s.RssAnon+s.RssFile+s.RssShmem {
-		t.Errorf("VmRSS %d, anon %d, file %d, shmem %d: want at least 64 MiB of anon, summing to VmRSS", s.VmRSS, s.RssAnon, s.RssFile, s.RssShmem)
-	}
-	// The kernel's high-water mark is updated lazily: it may lag VmRSS
-	// by a little, but it has seen the 64 MiB.
-	if s.MaxRSS < 64<<20 {
-		t.Errorf("peak %d, want at least 64 MiB", s.MaxRSS)
-	}
-	if _, err := idleRSS(context.Background(), exec.Command(py, "-c", "print('not ready')"), 0); err == nil {
-		t.Error("a process that never said ready was read")
-	}
-	if _, err := idlingProgram("ruby", ""); err == nil {
-		t.Error("an idling program for ruby")
 	}
 }

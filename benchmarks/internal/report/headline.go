@@ -1,7 +1,8 @@
-package main
+package report
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
@@ -54,7 +55,7 @@ func untargeted(what string, value float64, unit string) headline {
 // Paddock's limits with their delete counted, and throughput is compared
 // with the raw rate of the start its pool uses. Targets whose inputs are
 // missing are left out.
-func headlines(rows []stats.Row, tps []throughput, mems []memRow, natives []nativeRSS) []headline {
+func headlines(rows []stats.Row, tps []Throughput, mems []MemRow, natives []NativeRSS) []headline {
 	var out []headline
 	p50 := func(l, p, mode string) time.Duration {
 		r, _ := stats.FindRow(rows, l, p, mode)
@@ -83,27 +84,27 @@ func headlines(rows []stats.Row, tps []throughput, mems []memRow, natives []nati
 		if rates[t.Lang] == nil {
 			rates[t.Lang] = map[string]float64{}
 		}
-		rates[t.Lang][t.Target] = t.rate()
+		rates[t.Lang][t.Target] = t.Rate()
 	}
 	for _, l := range langs.All {
 		r, ok := rates[l.Name]
 		if !ok {
 			continue
 		}
-		same, kind := targetRaw, "cold"
+		same, kind := TargetRaw, "cold"
 		if l.Snapshotted {
-			same, kind = targetRawRestore, "restore"
+			same, kind = TargetRawRestore, "restore"
 		}
-		if r[targetPaddock] > 0 && r[same] > 0 {
-			out = append(out, newHeadline(fmt.Sprintf("%s one-shot throughput / %s rate (same start: %s)", l.Name, same, kind), r[targetPaddock]/r[same], "x", false, 0.8))
+		if r[TargetPaddock] > 0 && r[same] > 0 {
+			out = append(out, newHeadline(fmt.Sprintf("%s one-shot throughput / %s rate (same start: %s)", l.Name, same, kind), r[TargetPaddock]/r[same], "x", false, 0.8))
 		}
-		if l.Snapshotted && r[targetPaddock] > 0 && r[targetRaw] > 0 {
-			out = append(out, newHeadline(fmt.Sprintf("%s one-shot throughput / %s rate (the doc's target)", l.Name, targetRaw), r[targetPaddock]/r[targetRaw], "x", false, 2))
+		if l.Snapshotted && r[TargetPaddock] > 0 && r[TargetRaw] > 0 {
+			out = append(out, newHeadline(fmt.Sprintf("%s one-shot throughput / %s rate (the doc's target)", l.Name, TargetRaw), r[TargetPaddock]/r[TargetRaw], "x", false, 2))
 		}
 	}
 	for _, l := range langs.All {
-		if r, ok := rates[l.Name]; ok && r[targetPaddock] > 0 {
-			out = append(out, newHeadline(fmt.Sprintf("%s one-shot throughput, fresh sandbox per run", l.Name), r[targetPaddock], "runs/s", false, 10))
+		if r, ok := rates[l.Name]; ok && r[TargetPaddock] > 0 {
+			out = append(out, newHeadline(fmt.Sprintf("%s one-shot throughput, fresh sandbox per run", l.Name), r[TargetPaddock], "runs/s", false, 10))
 		}
 	}
 	for _, l := range langs.All {
@@ -128,4 +129,58 @@ func headlines(rows []stats.Row, tps []throughput, mems []memRow, natives []nati
 	}
 	out = append(out, e2bHeadlines(rows)...)
 	return append(out, runcHeadlines(rows, tps, mems)...)
+}
+
+// runcHeadlines are the ratios users ask for: what gVisor costs against
+// plain containers on the same machine, each measured the same way on
+// both ("gVisor ÷ runc"; above 1, gVisor is slower, bigger or, for
+// throughput, faster).
+func runcHeadlines(rows []stats.Row, tps []Throughput, mems []MemRow) []headline {
+	var out []headline
+	p50 := func(l, p, mode string) time.Duration {
+		r, _ := stats.FindRow(rows, l, p, mode)
+		return r.P50()
+	}
+	for _, l := range langs.All {
+		p := l.Probes[0]
+		if v, ok := stats.Ratio(p50(l.Name, p.Name, stats.ModeCold), p50(l.Name, p.Name, stats.ModeRuncCold)); ok {
+			out = append(out, untargeted(fmt.Sprintf("%s `%s`: cold start p50, gVisor ÷ runc", l.Name, p.Name), v, "x"))
+		}
+		if v, ok := stats.Ratio(p50(l.Name, p.Name, stats.ModePool), p50(l.Name, p.Name, stats.ModeRuncPool)); ok {
+			out = append(out, untargeted(fmt.Sprintf("%s `%s`: warm one-shot p50, gVisor ÷ runc", l.Name, p.Name), v, "x"))
+		}
+		if v, ok := stats.Ratio(p50(l.Name, l.Expr, stats.ModeSession), p50(l.Name, l.Expr, stats.ModeRuncSession)); ok {
+			out = append(out, untargeted(fmt.Sprintf("%s session `%s` round trip p50, gVisor ÷ runc", l.Name, l.Expr), v, "x"))
+		}
+	}
+	rates := map[string]map[string]float64{}
+	for _, t := range tps {
+		if rates[t.Lang] == nil {
+			rates[t.Lang] = map[string]float64{}
+		}
+		rates[t.Lang][t.Target] = t.Rate()
+	}
+	for _, l := range langs.All {
+		if r := rates[l.Name]; r[TargetPaddock] > 0 && r[TargetRunc] > 0 {
+			out = append(out, untargeted(fmt.Sprintf("%s one-shot throughput, gVisor ÷ runc (below 1: runc serves more)", l.Name), r[TargetPaddock]/r[TargetRunc], "x"))
+		}
+	}
+	usage := func(s MemSample) uint64 { return s.Usage }
+	for _, l := range langs.All {
+		var gv, rc []MemRow
+		for _, m := range mems {
+			switch {
+			case m.Lang != l.Name || len(m.Samples) == 0:
+			case m.Start == "runc":
+				rc = append(rc, m)
+			case strings.HasPrefix(m.Server, "pooled"):
+				gv = append(gv, m) // the pooled server's: how make run fills its pools
+			}
+		}
+		if len(gv) == 1 && len(rc) == 1 && rc[0].MeanMB(usage) > 0 {
+			out = append(out, untargeted(fmt.Sprintf("%s idle pooled sandbox host memory (gVisor made by %s), gVisor ÷ runc", l.Name, gv[0].Start),
+				gv[0].MeanMB(usage)/rc[0].MeanMB(usage), "x"))
+		}
+	}
+	return out
 }
