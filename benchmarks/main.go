@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/chart"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
@@ -262,7 +263,7 @@ func run(ctx context.Context, o bench.Options) error {
 	errs = append(errs,
 		report.WriteFile(o.JSONOut, func(w io.Writer) error { return report.WriteJSON(w, rep, started, o.Flags) }),
 		report.WriteFile(o.CSVOut, func(w io.Writer) error { return report.WriteCSV(w, rep) }),
-		report.WriteFile(o.PNGOut, func(w io.Writer) error { return writeChart(w, title, rep.Rows) }))
+		report.WriteFile(o.PNGOut, func(w io.Writer) error { return chart.WriteLatency(w, title, rep.Rows) }))
 	outs := []string{o.JSONOut, o.CSVOut, o.PNGOut}
 	if len(rep.Steady) > 0 {
 		steadyStarted := started.UTC().Format("2006-01-02 15:04 UTC")
@@ -270,7 +271,7 @@ func run(ctx context.Context, o bench.Options) error {
 			report.WriteFile(o.SteadyTxt, func(w io.Writer) error { report.PrintSteady(w, rep.Steady); return nil }),
 			report.WriteFile(o.SteadyCSV, func(w io.Writer) error { return report.WriteSteadyCSV(w, rep.Steady) }),
 			report.WriteFile(o.SteadyPNG, func(w io.Writer) error {
-				return writeSteadyChart(w, report.SteadyTitle(steadyStarted, rep.Steady), rep.Steady)
+				return chart.WriteSteady(w, report.SteadyTitle(steadyStarted, rep.Steady), rep.Steady)
 			}))
 		outs = append(outs, o.SteadyTxt, o.SteadyCSV, o.SteadyPNG)
 	}

@@ -1,4 +1,4 @@
-package main
+package chart
 
 import (
 	"fmt"
@@ -60,7 +60,8 @@ type series struct {
 	y    []float64 // value at each
 }
 
-func writeSteadyChart(w io.Writer, title string, points []report.SteadyPoint) error {
+// WriteSteady draws the steady points and encodes the image as PNG.
+func WriteSteady(w io.Writer, title string, points []report.SteadyPoint) error {
 	return png.Encode(w, renderSteadyChart(title, points))
 }
 

@@ -1,4 +1,4 @@
-package main
+package chart
 
 import (
 	"bytes"
@@ -18,12 +18,12 @@ func TestWriteChartIsAValidPNG(t *testing.T) {
 		wantHeight int
 	}{
 		{"no rows", nil, titleHeight + rowHeight + axisHeight},
-		{"rows with and without samples", testReportForChart().Rows, titleHeight + 3*rowHeight + axisHeight},
+		{"rows with and without samples", testReport().Rows, titleHeight + 3*rowHeight + axisHeight},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := writeChart(&buf, "title", tt.rows); err != nil {
+			if err := WriteLatency(&buf, "title", tt.rows); err != nil {
 				t.Fatal(err)
 			}
 			img, err := png.Decode(&buf)
@@ -90,8 +90,8 @@ func TestDecades(t *testing.T) {
 func near(a, b float64) bool { return a/b > 0.999999 && a/b < 1.000001 }
 
 func TestRenderSteadyChart(t *testing.T) {
-	points := steadyFixtureForChart()
-	node := steadyFixtureForChart()
+	points := steadyFixture()
+	node := steadyFixture()
 	for i := range node {
 		node[i].Template = "node"
 	}
@@ -120,7 +120,7 @@ func TestRenderSteadyChart(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := writeSteadyChart(&buf, "empty", nil); err != nil {
+	if err := WriteSteady(&buf, "empty", nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := png.Decode(&buf); err != nil {
@@ -136,7 +136,7 @@ func TestNiceCeil(t *testing.T) {
 	}
 }
 
-func testReportForChart() report.Report {
+func testReport() report.Report {
 	return report.Report{
 		Rows: []stats.Row{
 			{Lang: "python", Probe: "print(1)", Mode: stats.ModeNative, Samples: []stats.Sample{{D: 20 * time.Millisecond, Counted: true}}},
@@ -156,8 +156,8 @@ func testReportForChart() report.Report {
 	}
 }
 
-// steadyFixtureForChart is python at 1, 2 and 16 clients on Paddock and raw.
-func steadyFixtureForChart() []report.SteadyPoint {
+// steadyFixture is python at 1, 2 and 16 clients on Paddock and raw.
+func steadyFixture() []report.SteadyPoint {
 	ms := func(v ...int) []time.Duration {
 		var out []time.Duration
 		for _, x := range v {

@@ -1,4 +1,4 @@
-package main
+package chart
 
 import (
 	"fmt"
@@ -47,9 +47,9 @@ var modeColors = map[string]color.RGBA{
 	stats.ModeJupyterNoDelay: {0x5f, 0xa8, 0xb5, 0xff},
 }
 
-// writeChart draws the rows' p50s as horizontal bars on a log scale and
+// WriteLatency draws the rows' p50s as horizontal bars on a log scale and
 // encodes the image as PNG.
-func writeChart(w io.Writer, title string, rows []stats.Row) error {
+func WriteLatency(w io.Writer, title string, rows []stats.Row) error {
 	return png.Encode(w, renderChart(title, rows))
 }
 
