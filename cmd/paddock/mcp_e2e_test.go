@@ -67,6 +67,15 @@ type mcpClientOut struct {
 		Listed  []string       `json:"listed"`
 		Read    []string       `json:"read"`
 	} `json:"files"`
+	Stuck struct {
+		toolTexts
+		Reason    string   `json:"reason"`
+		StateLost bool     `json:"stateLost"`
+		Restarted bool     `json:"restarted"`
+		Next      []string `json:"next"`
+		NextCount int      `json:"nextCount"`
+		Gone      string   `json:"gone"`
+	} `json:"stuck"`
 	Left       string         `json:"left"`
 	NodeState  toolTexts      `json:"nodeState"`
 	Closed     map[string]any `json:"closed"`
@@ -117,6 +126,14 @@ func checkMCPClient(t *testing.T, e *e2e, out mcpClientOut) {
 	if out.Files.Written["path"] != "notes/a.txt" || out.Files.Written["size"] != 5.0 ||
 		!slices.Equal(out.Files.Listed, []string{"a.txt"}) || !slices.Equal(out.Files.Read, []string{"hello"}) {
 		t.Errorf("files: %+v", out.Files)
+	}
+	// A cell stuck in native code: the answer says the state is gone and
+	// the kernel restarted; the next cell works on a fresh one.
+	lostText := "The session's state was lost: the cell did not stop when interrupted at its timeout, so its kernel was killed. " +
+		"The kernel was restarted: the session goes on under the same session_id, but its variables, imports and the files in /workspace are gone; redo what later cells need."
+	if st := out.Stuck; !st.IsError || st.Reason != "timeout" || !st.StateLost || !st.Restarted || !slices.Contains(st.Texts, lostText) ||
+		!slices.Equal(st.Next, []string{"2"}) || st.NextCount != 1 || st.Gone != "NameError" {
+		t.Errorf("stuck cell: %+v, want timeout, state lost and restarted, then 2 at count 1 and x a NameError", st)
 	}
 	if out.NodeState.IsError || !slices.Equal(out.NodeState.Texts, []string{"42"}) {
 		t.Errorf("node session const y then y * 2 + 2: %+v", out.NodeState)

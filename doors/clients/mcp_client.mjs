@@ -75,6 +75,22 @@ async function main() {
   const read = await client.callTool({ name: 'read_file', arguments: { session_id: id, path: 'notes/a.txt' } });
   out.files = { written: written.structuredContent, listed: listed.structuredContent.entries.map((e) => e.name), read: texts(read) };
 
+  // A cell stuck in native code outlives its interrupt: its kernel is
+  // killed at the timeout, and the session goes on with a fresh one.
+  const stuck = await client.callTool({ name: 'execute', arguments: { session_id: id, code: "import re\nre.match(r'(a+)+$', 'a' * 40 + 'b')", timeout_ms: 1000 } });
+  const afterStuck = await cell('1 + 1');
+  const gone = await cell('x');
+  out.stuck = {
+    isError: !!stuck.isError,
+    texts: texts(stuck),
+    reason: stuck.structuredContent?.reason ?? null,
+    stateLost: stuck.structuredContent?.state_lost ?? false,
+    restarted: stuck.structuredContent?.kernel_restarted ?? false,
+    next: texts(afterStuck),
+    nextCount: afterStuck.structuredContent?.execution_count ?? null,
+    gone: gone.structuredContent?.error?.name ?? null,
+  };
+
   // A session left open ends with the MCP session (the test checks).
   const left = await client.callTool({ name: 'create_session', arguments: { language: 'node' } });
   out.left = left.structuredContent.session_id;

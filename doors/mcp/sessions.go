@@ -66,5 +66,19 @@ func (d *door) execute(ctx context.Context, req *mcp.CallToolRequest, in Execute
 	}
 	out, content := cell.result(x.ExecuteResult)
 	out.SessionID = in.SessionID
-	return &mcp.CallToolResult{Content: content, IsError: out.Status != "ok"}, out, nil
+	if x.StateLost {
+		out.StateLost, out.StateLostReason, out.KernelRestarted = true, x.LostReason, x.Restarted
+		content = append(content, &mcp.TextContent{Text: stateLostText(x.LostReason, x.Restarted)})
+	}
+	return &mcp.CallToolResult{Content: content, IsError: out.Status != "ok" || x.StateLost}, out, nil
+}
+
+// stateLostText tells a model that the session's state is gone, why, and
+// what it can do next.
+func stateLostText(why string, restarted bool) string {
+	if restarted {
+		return "The session's state was lost: " + why + ". The kernel was restarted: the session goes on under the same " +
+			"session_id, but its variables, imports and the files in /workspace are gone; redo what later cells need."
+	}
+	return "The session's state was lost: " + why + ". The session is lost; close it and create a new one."
 }

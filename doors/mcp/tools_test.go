@@ -167,6 +167,36 @@ func TestExecuteContent(t *testing.T) {
 	}
 }
 
+// A cell whose kernel had to be killed says, in its text and its
+// structured content, that the state is gone and the kernel restarted.
+func TestExecuteStateLost(t *testing.T) {
+	why := "the cell did not stop when interrupted at its timeout, so its kernel was killed"
+	for _, restarted := range []bool{true, false} {
+		f := &fakeCore{execute: func(string, core.ExecuteInput, func(runner.Event)) (kernels.Execution, error) {
+			return kernels.Execution{ExecuteResult: runner.ExecuteResult{ExecutionCount: 2, Status: "aborted", Reason: runner.ReasonTimeout, Lost: true},
+				StateLost: true, LostReason: why, Restarted: restarted}, nil
+		}}
+		cs := connect(t, serve(t, f, Options{}), "")
+		res := call(t, cs, "execute", map[string]any{"session_id": "s0", "code": "import re; re.match(r'(a+)+$', 'a'*40+'b')"})
+		next := "The kernel was restarted: the session goes on under the same session_id, but its variables, imports and the files in /workspace are gone; redo what later cells need."
+		if !restarted {
+			next = "The session is lost; close it and create a new one."
+		}
+		want := []string{"the cell was stopped: timeout", "The session's state was lost: " + why + ". " + next}
+		if !res.IsError || !slices.Equal(texts(res), want) {
+			t.Errorf("restarted %v: isError %v texts %q, want %q", restarted, res.IsError, texts(res), want)
+		}
+		got, _ := json.Marshal(res.StructuredContent)
+		wantJSON := `"reason":"timeout","session_id":"s0","state_lost":true,"state_lost_reason":"` + why + `","status":"aborted"`
+		if restarted {
+			wantJSON = `"kernel_restarted":true,` + wantJSON
+		}
+		if !strings.Contains(string(got), wantJSON) {
+			t.Errorf("restarted %v: structured %s, want %s", restarted, got, wantJSON)
+		}
+	}
+}
+
 func TestExecuteError(t *testing.T) {
 	f := &fakeCore{execute: func(string, core.ExecuteInput, func(runner.Event)) (kernels.Execution, error) {
 		e := &runner.ExecError{Name: "ZeroDivisionError", Value: "division by zero",

@@ -79,6 +79,11 @@ type ExecuteOut struct {
 	Displays       []Display  `json:"displays,omitempty" jsonschema:"rich outputs (plots, tables) in order; images are sent as image content"`
 	Error          *CellError `json:"error,omitempty" jsonschema:"the exception the cell raised"`
 	DurationMS     float64    `json:"duration_ms" jsonschema:"the cell's run time in milliseconds"`
+	// StateLost, StateLostReason and KernelRestarted say the session's
+	// kernel died or was killed, and whether it goes on with a fresh one.
+	StateLost       bool   `json:"state_lost,omitempty" jsonschema:"true when the session's state is gone: its kernel died or was killed (a cell that did not stop when interrupted at its timeout, out of memory), with this cell or just before it"`
+	StateLostReason string `json:"state_lost_reason,omitempty" jsonschema:"with state_lost: how the kernel died"`
+	KernelRestarted bool   `json:"kernel_restarted,omitempty" jsonschema:"with state_lost: the session goes on with a fresh kernel (no variables, imports or files; counts from 1); false means the session is lost"`
 }
 
 // Display is one rich output of a cell, without its bulky data.
