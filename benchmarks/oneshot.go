@@ -13,6 +13,7 @@ import (
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/load"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -41,15 +42,6 @@ func (r runResponse) startKind() string {
 		return "cold"
 	}
 }
-
-// errBusy is an answer that asks the client to come back later (429, 503).
-// retryAfter is its Retry-After (0 when absent or not in seconds).
-type errBusy struct {
-	status     int
-	retryAfter time.Duration
-}
-
-func (e errBusy) Error() string { return fmt.Sprintf("HTTP %d", e.status) }
 
 // runOnce posts code and times the round trip until the whole response
 // has arrived.
@@ -85,7 +77,7 @@ func (s *server) runBody(ctx context.Context, label string, fields map[string]st
 		return runResponse{}, 0, err
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-		return runResponse{}, d, errBusy{status: resp.StatusCode, retryAfter: retryAfter(resp.Header.Get("Retry-After"))}
+		return runResponse{}, d, load.BusyError{Status: resp.StatusCode, RetryAfter: retryAfter(resp.Header.Get("Retry-After"))}
 	}
 	var r runResponse
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &r) != nil {

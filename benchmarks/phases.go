@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"slices"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/load"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
@@ -331,4 +333,42 @@ func rawRatePhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *re
 		rep.Throughput = append(rep.Throughput, t)
 	}
 	return nil
+}
+
+// paddockRate measures one-shot runs of l's trivial probe against s,
+// counting the sandboxes s makes meanwhile by how it makes them.
+func (s *server) paddockRate(ctx context.Context, l langs.Lang, conc int, dur time.Duration) (report.Throughput, error) {
+	p := l.Probes[0]
+	if err := s.awaitFull(ctx, l.Name); err != nil {
+		return report.Throughput{}, err
+	}
+	before, err := s.madeCounts(ctx, l.Name)
+	if err != nil {
+		return report.Throughput{}, err
+	}
+	t, err := load.Rate(ctx, conc, dur, func(ctx context.Context) (string, time.Duration, error) {
+		resp, d, err := s.runOnce(ctx, l.Name, p.Code)
+		if err != nil {
+			return "", d, err
+		}
+		if resp.Reason != "ok" || !p.OK(resp.Stdout) {
+			return "", d, fmt.Errorf("%s %s: reason %q, stdout %q", l.Name, p.Name, resp.Reason, resp.Stdout)
+		}
+		return resp.startKind(), d, nil
+	})
+	t.Lang, t.Target = l.Name, report.TargetPaddock
+	if err != nil {
+		return t, err
+	}
+	after, err := s.madeCounts(ctx, l.Name)
+	if err != nil {
+		return t, err
+	}
+	t.Made = map[string]int{}
+	for k, v := range after {
+		if n := v - before[k]; n > 0 {
+			t.Made[k] = n
+		}
+	}
+	return t, nil
 }

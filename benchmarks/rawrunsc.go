@@ -17,6 +17,8 @@ import (
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/load"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 	"github.com/paddock-dev/paddock/rootfs"
 	"github.com/paddock-dev/paddock/runner"
@@ -198,4 +200,23 @@ func templateRootfs(cache, name string) (string, error) {
 		return "", fmt.Errorf("root filesystem of %s: %w (run `make rootfs`)", name, err)
 	}
 	return img.Path, nil
+}
+
+// emptyProgram is what an empty sandbox runs: nothing, and exits 0.
+var emptyProgram = []string{"/bin/true"}
+
+// rawRate measures raw runs of l's trivial probe, each done by once and
+// deleted: the rate gVisor itself allows on this machine under Paddock's
+// limits.
+func rawRate(ctx context.Context, l langs.Lang, target string, conc int, dur time.Duration, once func(ctx context.Context, code string) (rawResult, error)) (report.Throughput, error) {
+	p := l.Probes[0]
+	t, err := load.Rate(ctx, conc, dur, func(ctx context.Context) (string, time.Duration, error) {
+		res, err := once(ctx, p.Code)
+		if err == nil && !p.OK(res.Stdout) {
+			err = fmt.Errorf("%s %s: stdout %q", target, l.Name, res.Stdout)
+		}
+		return "", res.Total, err
+	})
+	t.Lang, t.Target = l.Name, target
+	return t, err
 }

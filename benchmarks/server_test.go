@@ -15,12 +15,6 @@ func TestRetryAfter(t *testing.T) {
 			t.Errorf("retryAfter(%q) = %v, want %v", v, got, want)
 		}
 	}
-	if got := busyPauseFor(errBusy{status: 503, retryAfter: time.Minute}); got != 5*time.Second {
-		t.Errorf("capped pause = %v, want 5s", got)
-	}
-	if got := busyPauseFor(errBusy{status: 429}); got != 20*time.Millisecond {
-		t.Errorf("pause without Retry-After = %v, want 20ms", got)
-	}
 }
 
 // TestShippedServerArgs: the steady server gets `make run`'s flags and

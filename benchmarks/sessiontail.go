@@ -18,6 +18,7 @@ import (
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
+	"github.com/paddock-dev/paddock/benchmarks/internal/load"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -102,8 +103,8 @@ func sessionTailPhase(ctx context.Context, o bench.Options, w io.Writer) error {
 			res = append(res, r)
 		}
 	}
-	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Fprintf(w, "\nSession tail: python `x + 1` over HTTP, %d cells each; loaded = while %d clients stream one-shot print(1); load average %s", o.TailN, o.TailClients, load)
+	loadAvg, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(w, "\nSession tail: python `x + 1` over HTTP, %d cells each; loaded = while %d clients stream one-shot print(1); load average %s", o.TailN, o.TailClients, loadAvg)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "binary\tidle p50 ms\tidle p99 ms\tthrottled/periods\tloaded p50 ms\tloaded p99 ms\tthrottled/periods\tloaded p99 ÷ idle p99\tloaded for s\tone-shots/s\trefused\tkernel shares, burst µs, CPUs\trun-queue wait µs/cell: kernel idle, loaded\tserver idle, loaded\t")
 	for _, r := range res {
@@ -216,7 +217,7 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 			first := true
 			for lctx.Err() == nil {
 				_, _, err := s.runOnce(lctx, "python", "print(1)")
-				var eb errBusy
+				var eb load.BusyError
 				switch {
 				case err == nil:
 					done.Add(1)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/load"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 )
 
@@ -194,7 +195,7 @@ func (s *server) steadyPoint(ctx context.Context, t steadyTemplate, clients int,
 		return p, err
 	}
 	m := startCPUMeter(cpuSources{serverPID: s.cmd.Process.Pid, sandboxes: s.ownSandbox})
-	tp, err := measureLoop(ctx, clients, dur, true, func(ctx context.Context) (string, time.Duration, error) {
+	tp, err := load.Loop(ctx, clients, dur, true, func(ctx context.Context) (string, time.Duration, error) {
 		code, want, _ := steadyCode(t.language, next.Add(1))
 		// The request names its template: python-slim is not a language.
 		resp, d, err := s.runBody(ctx, t.name, map[string]string{"template": t.name, "code": code})
@@ -236,7 +237,7 @@ func rawSteadyPoint(ctx context.Context, rt *rawRuntime, t steadyTemplate, targe
 	p := report.SteadyPoint{Template: t.name, Language: t.language, Target: target, Clients: clients, LoadBefore: loadavg()}
 	var next atomic.Int64
 	m := startCPUMeter(cpuSources{children: true})
-	tp, err := measureLoop(ctx, clients, dur, true, func(ctx context.Context) (string, time.Duration, error) {
+	tp, err := load.Loop(ctx, clients, dur, true, func(ctx context.Context) (string, time.Duration, error) {
 		args, want := argv(next.Add(1))
 		res, err := rt.run(ctx, args)
 		if err == nil && res.Stdout != want {

@@ -1,4 +1,4 @@
-package main
+package load
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 
 func TestMeasureRate(t *testing.T) {
 	var calls atomic.Int64
-	tp, err := measureRate(t.Context(), 2, 100*time.Millisecond, func(ctx context.Context) (string, time.Duration, error) {
+	tp, err := Rate(t.Context(), 2, 100*time.Millisecond, func(ctx context.Context) (string, time.Duration, error) {
 		n := calls.Add(1)
 		time.Sleep(5 * time.Millisecond)
 		if n%4 == 0 {
-			return "", 0, errBusy{status: 429}
+			return "", 0, BusyError{Status: 429}
 		}
 		return "pool", 5 * time.Millisecond, nil
 	})
@@ -36,7 +36,7 @@ func TestMeasureRate(t *testing.T) {
 func TestMeasureRateStopsAtTheFirstError(t *testing.T) {
 	boom := errors.New("boom")
 	begin := time.Now()
-	_, err := measureRate(t.Context(), 2, time.Minute, func(ctx context.Context) (string, time.Duration, error) {
+	_, err := Rate(t.Context(), 2, time.Minute, func(ctx context.Context) (string, time.Duration, error) {
 		return "", 0, boom
 	})
 	if !errors.Is(err, boom) {
@@ -51,13 +51,13 @@ func TestMeasureRateStopsAtTheFirstError(t *testing.T) {
 // had been trying; a client answered at the end is neither.
 func TestMeasureLoopCountsStarvedClients(t *testing.T) {
 	var calls atomic.Int64
-	tp, err := measureLoop(t.Context(), 2, 50*time.Millisecond, true, func(ctx context.Context) (string, time.Duration, error) {
+	tp, err := Loop(t.Context(), 2, 50*time.Millisecond, true, func(ctx context.Context) (string, time.Duration, error) {
 		if calls.Add(1) == 1 {
 			// The first client holds its only run past the end.
 			time.Sleep(60 * time.Millisecond)
 			return "pool", 60 * time.Millisecond, nil
 		}
-		return "", 0, errBusy{status: 429}
+		return "", 0, BusyError{Status: 429}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -73,13 +73,13 @@ func TestMeasureLoopKeepsGoing(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	calls := 0
-	tp, err := measureLoop(ctx, 1, time.Hour, true, func(ctx context.Context) (string, time.Duration, error) {
+	tp, err := Loop(ctx, 1, time.Hour, true, func(ctx context.Context) (string, time.Duration, error) {
 		calls++
 		switch calls {
 		case 1:
 			return "", 0, errors.New("boom")
 		case 2:
-			return "", 0, errBusy{status: 503}
+			return "", 0, BusyError{Status: 503}
 		case 4:
 			cancel()
 		}
@@ -96,5 +96,14 @@ func TestMeasureLoopKeepsGoing(t *testing.T) {
 	// the failed run's attempt is not counted in it.
 	if len(tp.Waited) != 2 || tp.Waited[0] < busyPause {
 		t.Errorf("waited %v, want 2 with the first ≥ %v", tp.Waited, busyPause)
+	}
+}
+
+func TestBusyPauseFor(t *testing.T) {
+	if got := busyPauseFor(BusyError{Status: 503, RetryAfter: time.Minute}); got != 5*time.Second {
+		t.Errorf("capped pause = %v, want 5s", got)
+	}
+	if got := busyPauseFor(BusyError{Status: 429}); got != 20*time.Millisecond {
+		t.Errorf("pause without Retry-After = %v, want 20ms", got)
 	}
 }
