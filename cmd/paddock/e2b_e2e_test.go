@@ -80,3 +80,28 @@ func TestE2BSDK(t *testing.T) {
 		t.Errorf("sessions left after kill: %+v", left)
 	}
 }
+
+// TestE2BSDKStuckCell drives the real SDK (doors/clients/e2b_restart.mjs)
+// through a cell stuck in native code on a server whose cells time out
+// after two seconds: the execution's error names the restart, and the
+// sandbox goes on with a fresh kernel that has forgotten x.
+func TestE2BSDKStuckCell(t *testing.T) {
+	e := newE2EWith(t, "--max-timeout=2s")
+	got := nodeScript(t, "e2b_restart.mjs", "E2B_API_URL="+e.srv.URL, "E2B_SANDBOX_URL="+e.srv.URL, "E2B_API_KEY=unused")
+	want := `{
+		"set": {"error": null, "count": 1},
+		"stuck": {"name": "KernelRestarted", "value": "Kernel was restarted: the cell did not stop when interrupted at its timeout, so its kernel was killed; the context's variables, imports and files are gone"},
+		"next": {"text": "2", "count": 1, "error": null},
+		"gone": {"name": "NameError"}
+	}`
+	var g, w map[string]any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("script printed %s: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+}

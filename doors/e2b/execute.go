@@ -64,7 +64,11 @@ func (d *door) execute(c *gin.Context) {
 		w.line(map[string]string{"type": "end_of_execution"})
 		return
 	}
-	if x.Status == runner.StatusAborted && !w.sawError() {
+	switch {
+	case x.StateLost && !w.sawError():
+		name, value := restartOf(x.LostReason, x.Restarted)
+		w.line(errorLine{Type: "error", Name: name, Value: value})
+	case x.Status == runner.StatusAborted && !w.sawError():
 		name, value := abortOf(x.Reason, x.Exec)
 		w.line(errorLine{Type: "error", Name: name, Value: value})
 	}
@@ -102,6 +106,16 @@ func abortOf(r runner.Reason, exec time.Duration) (name, value string) {
 		return "KeyboardInterrupt", "the cell was interrupted"
 	}
 	return "ExecutionAborted", "the cell was aborted (" + string(r) + ")"
+}
+
+// restartOf names a cell whose context's kernel died or was killed (why
+// says how), with it or just before it: the context goes on with a fresh
+// kernel, or, when none could be had, is lost.
+func restartOf(why string, restarted bool) (name, value string) {
+	if restarted {
+		return "KernelRestarted", "Kernel was restarted: " + why + "; the context's variables, imports and files are gone"
+	}
+	return "KernelLost", "Kernel was lost: " + why + "; create a new sandbox"
 }
 
 type outputLine struct {

@@ -79,6 +79,33 @@ func TestExecuteErrorsAndAborts(t *testing.T) {
 	}
 }
 
+// A cell whose kernel had to be killed ends with one error naming the
+// restart, or the loss when no fresh kernel could be had.
+func TestExecuteKernelRestarted(t *testing.T) {
+	td := newTestDoor(t, Config{})
+	sa := td.create("alice", nil)
+	why := "the cell did not stop when interrupted at its timeout, so its kernel was killed"
+	for _, tc := range []struct {
+		restarted bool
+		want      string
+	}{
+		{true, `{"type":"error","name":"KernelRestarted","value":"Kernel was restarted: ` + why + `; the context's variables, imports and files are gone","traceback":""}`},
+		{false, `{"type":"error","name":"KernelLost","value":"Kernel was lost: ` + why + `; create a new sandbox","traceback":""}`},
+	} {
+		td.core.ExecuteFunc = func(id, code string, events func(runner.Event)) (kernels.Execution, error) {
+			return kernels.Execution{ExecuteResult: runner.ExecuteResult{ExecutionCount: 2, Status: runner.StatusAborted,
+				Reason: runner.ReasonTimeout, Lost: true}, StateLost: true, LostReason: why, Restarted: tc.restarted}, nil
+		}
+		a := td.do("POST", "/execute", map[string]any{"code": "import re; re.match(r'(a+)+$', 'a'*40+'b')"}, interp(sa))
+		want := tc.want + `
+{"execution_count":2,"type":"number_of_executions"}
+{"type":"end_of_execution"}`
+		if got := strings.Join(lines(a.body), "\n"); a.code != 200 || got != want {
+			t.Errorf("restarted %v: HTTP %d\n%s\nwant\n%s", tc.restarted, a.code, got, want)
+		}
+	}
+}
+
 func TestExecuteContexts(t *testing.T) {
 	td := newTestDoor(t, Config{})
 	sa := td.create("alice", nil)
