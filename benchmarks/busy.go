@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
-	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -19,9 +17,9 @@ import (
 // its floor. Nothing waits for the pool to refill, so refills compete
 // with the runs for the CPUs and a run that finds the pool empty starts
 // its sandbox on the request path; every run counts, whatever its start.
-func (s *server) busyRow(ctx context.Context, l langs.Lang, p langs.Probe, n int, interval time.Duration) (stats.Row, error) {
+func busyRow(ctx context.Context, s *server.Server, l langs.Lang, p langs.Probe, n int, interval time.Duration) (stats.Row, error) {
 	r := stats.Row{Lang: l.Name, Probe: p.Name, Mode: stats.ModeBusy}
-	if err := s.awaitFull(ctx, l.Name); err != nil {
+	if err := s.AwaitFull(ctx, l.Name); err != nil {
 		return r, err
 	}
 	next := time.Now()
@@ -30,7 +28,7 @@ func (s *server) busyRow(ctx context.Context, l langs.Lang, p langs.Probe, n int
 			return r, err
 		}
 		next = time.Now().Add(interval)
-		resp, d, err := s.runOnce(ctx, l.Name, p.Code)
+		resp, d, err := s.RunOnce(ctx, l.Name, p.Code)
 		if err != nil {
 			return r, err
 		}
@@ -38,72 +36,7 @@ func (s *server) busyRow(ctx context.Context, l langs.Lang, p langs.Probe, n int
 			return r, fmt.Errorf("%s %s (%s): reason %q, stdout %q, stderr %q", l.Name, p.Name, stats.ModeBusy, resp.Reason, resp.Stdout, resp.Stderr)
 		}
 		t := resp.Timing
-		r.Samples = append(r.Samples, stats.Sample{D: d, Start: resp.startKind(), Counted: true, Timing: &t})
+		r.Samples = append(r.Samples, stats.Sample{D: d, Start: resp.StartKind(), Counted: true, Timing: &t})
 	}
 	return r, nil
-}
-
-// awaitRestoredPool waits until l's snapshot is built and every ready
-// sandbox of l's pool was made by restoring it, running one-shots to use
-// up the sandboxes that were booted while the snapshot was being built:
-// restored clones are what the pool serves once it is warm, and they
-// differ (memory is loaded as it is touched).
-func (s *server) awaitRestoredPool(ctx context.Context, l langs.Lang, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	state := ""
-	for {
-		m, err := s.poolMetrics(ctx)
-		if err != nil {
-			return fmt.Errorf("waiting for a pool of restored %s sandboxes: %w", l.Name, err)
-		}
-		switch state = snapshotState(m, l.Name); state {
-		case "failed", "off":
-			return fmt.Errorf("no pool of restored %s sandboxes: snapshot state %q", l.Name, state)
-		case "ready":
-			if err := s.awaitFull(ctx, l.Name); err != nil {
-				return err
-			}
-			kinds, err := s.readyStartKinds(l.Name)
-			if err == nil && len(kinds) > 0 && kinds["cold"] == 0 {
-				return nil
-			}
-			if _, _, err := s.runOnce(ctx, l.Name, l.Probes[0].Code); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := bench.Sleep(ctx, 200*time.Millisecond); err != nil {
-			return fmt.Errorf("waiting for %s's snapshot (state %q): %w", l.Name, state, err)
-		}
-	}
-}
-
-// readyStartKinds counts how the server's live sandboxes of language
-// name were made, from their bundles and runsc state.
-func (s *server) readyStartKinds(name string) (map[string]int, error) {
-	return s.startKinds(func(config []byte) bool { return host.BundleLanguage(config) == name })
-}
-
-// startKinds counts how the server's live sandboxes whose bundle config
-// match accepts were made, from their runsc state; a sandbox whose runsc
-// state is not written yet is an error (it is still starting).
-func (s *server) startKinds(match func(config []byte) bool) (map[string]int, error) {
-	ents, err := os.ReadDir(filepath.Join(s.state, "bundles"))
-	if err != nil {
-		return nil, err
-	}
-	kinds := map[string]int{}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(s.state, "bundles", e.Name(), "config.json"))
-		if err != nil || !match(b) {
-			continue
-		}
-		kind, err := host.StartKindOf(filepath.Join(s.state, "runsc"), e.Name())
-		if err != nil {
-			return nil, err
-		}
-		kinds[kind]++
-	}
-	return kinds, nil
 }

@@ -161,3 +161,10 @@ func TestNativeRowsSkipAProbeTheHostFails(t *testing.T) {
 		t.Errorf("failing probe's row = %+v", rows[1])
 	}
 }
+
+func mkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 )
 
 // mcpPhase times MCP run_code round trips against POST /v1/run of the same
@@ -19,20 +20,20 @@ import (
 // MCP door's overhead on a warm one-shot run. The MCP session is opened
 // once, before the timed calls, as a host keeps it open.
 func mcpPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "mcp", templates: langs.Names(langs.All), pool: o.Pool, snapshots: true})
+	s, err := server.Start(ctx, o, server.Config{Name: "mcp", Templates: langs.Names(langs.All), Pool: o.Pool, Snapshots: true})
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	defer func() { err = errors.Join(err, s.Finish(ctx, rep)) }()
 	client := mcp.NewClient(&mcp.Implementation{Name: "paddock-bench", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: s.http}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.URL() + "/mcp", HTTPClient: s.Client()}, nil)
 	if err != nil {
 		return fmt.Errorf("opening an MCP session: %w", err)
 	}
 	defer cs.Close()
 	for _, l := range langs.All {
 		if l.Snapshotted {
-			if err := s.awaitRestoredPool(ctx, l, restoreTimeout); err != nil {
+			if err := s.AwaitRestoredPool(ctx, l, server.RestoreTimeout); err != nil {
 				return err
 			}
 		}
@@ -40,17 +41,17 @@ func mcpPhase(ctx context.Context, o bench.Options, rep *report.Report) (err err
 		d := report.DoorRow{Door: "mcp", Op: "run_code " + p.Name, Lang: l.Name}
 		// One unmeasured round each way: first-use costs on both sides.
 		for i := -1; i < o.MCPN; i++ {
-			if err := s.awaitFull(ctx, l.Name); err != nil {
+			if err := s.AwaitFull(ctx, l.Name); err != nil {
 				return err
 			}
-			resp, v1, err := s.runOnce(ctx, l.Name, p.Code)
+			resp, v1, err := s.RunOnce(ctx, l.Name, p.Code)
 			if err != nil {
 				return err
 			}
 			if resp.Reason != "ok" || !p.OK(resp.Stdout) {
 				return fmt.Errorf("%s %s on /v1: reason %q, stdout %q", l.Name, p.Name, resp.Reason, resp.Stdout)
 			}
-			if err := s.awaitFull(ctx, l.Name); err != nil {
+			if err := s.AwaitFull(ctx, l.Name); err != nil {
 				return err
 			}
 			via, err := mcpRunOnce(ctx, cs, l.Name, p)
@@ -70,11 +71,11 @@ func mcpPhase(ctx context.Context, o bench.Options, rep *report.Report) (err err
 // /v1 (404) and over MCP (an error result), alternating: both reach the
 // core and come back at once, so the row is the door's own cost without
 // a sandbox's variance.
-func mcpNoSessionRow(ctx context.Context, s *server, cs *mcp.ClientSession, n int, rep *report.Report) error {
+func mcpNoSessionRow(ctx context.Context, s *server.Server, cs *mcp.ClientSession, n int, rep *report.Report) error {
 	d := report.DoorRow{Door: "mcp", Op: "execute, no such session", Lang: "-", Bare: true}
 	for i := -1; i < n; i++ {
 		start := time.Now()
-		err := s.postJSON(ctx, "/v1/sessions/no-such-session/execute", map[string]any{"code": "1"}, http.StatusNotFound, nil)
+		err := s.PostJSON(ctx, "/v1/sessions/no-such-session/execute", map[string]any{"code": "1"}, http.StatusNotFound, nil)
 		v1 := time.Since(start)
 		if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -24,27 +25,27 @@ const e2bCode = "print(1)"
 // and the pool refilled before each, plus one unmeasured round of each
 // first.
 func e2bPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "doors", templates: []string{"python"}, pool: o.Pool, snapshots: true})
+	s, err := server.Start(ctx, o, server.Config{Name: "doors", Templates: []string{"python"}, Pool: o.Pool, Snapshots: true})
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	defer func() { err = errors.Join(err, s.Finish(ctx, rep)) }()
 	py, _ := langs.ByName("python")
-	if err := s.awaitRestoredPool(ctx, py, restoreTimeout); err != nil {
+	if err := s.AwaitRestoredPool(ctx, py, server.RestoreTimeout); err != nil {
 		return err
 	}
 	e2b := stats.Row{Lang: "python", Probe: stats.ProbeE2BFirst, Mode: stats.ModeE2B}
 	rest := stats.Row{Lang: "python", Probe: stats.ProbeE2BFirst, Mode: stats.ModeREST}
 	defer func() { rep.Rows = append(rep.Rows, e2b, rest) }()
 	for i := range 2 * (o.E2BN + 1) {
-		if err := s.awaitFull(ctx, "python"); err != nil {
+		if err := s.AwaitFull(ctx, "python"); err != nil {
 			return err
 		}
-		measure, into := s.e2bFirstResult, &e2b
+		measure, into := func() (time.Duration, error) { return e2bFirstResult(ctx, s) }, &e2b
 		if i%4 == 1 || i%4 == 2 {
-			measure, into = s.restFirstResult, &rest
+			measure, into = func() (time.Duration, error) { return restFirstResult(ctx, s) }, &rest
 		}
-		d, err := measure(ctx)
+		d, err := measure()
 		if err != nil {
 			return err
 		}
@@ -56,18 +57,18 @@ func e2bPhase(ctx context.Context, o bench.Options, rep *report.Report) (err err
 // e2bFirstResult times POST /v2/sandboxes then POST /execute (NDJSON, to
 // its end_of_execution line), as the E2B SDK sends them; the kill after
 // is not timed.
-func (s *server) e2bFirstResult(ctx context.Context) (time.Duration, error) {
+func e2bFirstResult(ctx context.Context, s *server.Server) (time.Duration, error) {
 	start := time.Now()
 	var sb struct {
 		SandboxID          string `json:"sandboxID"`
 		TrafficAccessToken string `json:"trafficAccessToken"`
 	}
-	if err := s.e2bJSON(ctx, "/v2/sandboxes", nil, map[string]any{"templateID": "code-interpreter-v1", "timeout": 300}, http.StatusCreated, &sb); err != nil {
+	if err := e2bJSON(ctx, s, "/v2/sandboxes", nil, map[string]any{"templateID": "code-interpreter-v1", "timeout": 300}, http.StatusCreated, &sb); err != nil {
 		return 0, err
 	}
-	defer s.e2bDelete(ctx, sb.SandboxID)
+	defer e2bDelete(ctx, s, sb.SandboxID)
 	b, _ := json.Marshal(map[string]string{"code": e2bCode})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/execute", bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL()+"/execute", bytes.NewReader(b))
 	if err != nil {
 		return 0, err
 	}
@@ -75,7 +76,7 @@ func (s *server) e2bFirstResult(ctx context.Context) (time.Duration, error) {
 	req.Header.Set("E2b-Sandbox-Id", sb.SandboxID)
 	req.Header.Set("E2b-Sandbox-Port", "49999")
 	req.Header.Set("E2B-Traffic-Access-Token", sb.TrafficAccessToken)
-	resp, err := s.http.Do(req)
+	resp, err := s.Client().Do(req)
 	if err != nil {
 		return 0, err
 	}
@@ -108,22 +109,22 @@ func (s *server) e2bFirstResult(ctx context.Context) (time.Duration, error) {
 
 // restFirstResult times POST /v1/sessions then one execute; the delete
 // after is not timed.
-func (s *server) restFirstResult(ctx context.Context) (time.Duration, error) {
+func restFirstResult(ctx context.Context, s *server.Server) (time.Duration, error) {
 	start := time.Now()
 	var created struct {
 		ID string `json:"id"`
 	}
-	if err := s.postJSON(ctx, "/v1/sessions", map[string]any{"language": "python"}, http.StatusCreated, &created); err != nil {
+	if err := s.PostJSON(ctx, "/v1/sessions", map[string]any{"language": "python"}, http.StatusCreated, &created); err != nil {
 		return 0, err
 	}
 	defer func() {
-		req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.base+"/v1/sessions/"+created.ID, nil)
-		if resp, err := s.http.Do(req); err == nil {
+		req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.URL()+"/v1/sessions/"+created.ID, nil)
+		if resp, err := s.Client().Do(req); err == nil {
 			resp.Body.Close()
 		}
 	}()
 	var res struct{ Stdout string }
-	if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": e2bCode}, http.StatusOK, &res); err != nil {
+	if err := s.PostJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": e2bCode}, http.StatusOK, &res); err != nil {
 		return 0, err
 	}
 	d := time.Since(start)
@@ -133,9 +134,9 @@ func (s *server) restFirstResult(ctx context.Context) (time.Duration, error) {
 	return d, nil
 }
 
-func (s *server) e2bJSON(ctx context.Context, path string, headers map[string]string, body any, want int, into any) error {
+func e2bJSON(ctx context.Context, s *server.Server, path string, headers map[string]string, body any, want int, into any) error {
 	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+path, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL()+path, bytes.NewReader(b))
 	if err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func (s *server) e2bJSON(ctx context.Context, path string, headers map[string]st
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := s.http.Do(req)
+	resp, err := s.Client().Do(req)
 	if err != nil {
 		return err
 	}
@@ -157,10 +158,10 @@ func (s *server) e2bJSON(ctx context.Context, path string, headers map[string]st
 	return json.Unmarshal(raw.Bytes(), into)
 }
 
-func (s *server) e2bDelete(ctx context.Context, id string) {
-	req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.base+"/sandboxes/"+id, nil)
+func e2bDelete(ctx context.Context, s *server.Server, id string) {
+	req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.URL()+"/sandboxes/"+id, nil)
 	req.Header.Set("X-API-KEY", "bench")
-	if resp, err := s.http.Do(req); err == nil {
+	if resp, err := s.Client().Do(req); err == nil {
 		resp.Body.Close()
 	}
 }

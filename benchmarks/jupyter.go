@@ -20,6 +20,7 @@ import (
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -39,14 +40,14 @@ const jupyterNoDelayCheck = "paddock-bench: kernel WebSocket TCP_NODELAY=1"
 
 // jupyterPhase measures both stacks, one after the other, each alone.
 func jupyterPhase(ctx context.Context, o bench.Options, rep *report.Report) error {
-	s, err := startServer(ctx, o, serverConfig{name: "jupyter", templates: []string{"python"}, pool: 1, snapshots: true})
+	s, err := server.Start(ctx, o, server.Config{Name: "jupyter", Templates: []string{"python"}, Pool: 1, Snapshots: true})
 	if err != nil {
 		return err
 	}
 	r := stats.Row{Lang: "python", Probe: stats.JupyterProbe, Mode: stats.ModeJupyterPaddock}
-	r.Samples, err = jupyterSamples(ctx, o, s.base, "", o.JupyterN)
+	r.Samples, err = jupyterSamples(ctx, o, s.URL(), "", o.JupyterN)
 	rep.Rows = append(rep.Rows, r)
-	if err = errors.Join(err, s.finish(ctx, rep)); err != nil {
+	if err = errors.Join(err, s.Finish(ctx, rep)); err != nil {
 		return err
 	}
 	for _, mode := range []string{stats.ModeJupyterNative, stats.ModeJupyterNoDelay} {
@@ -133,7 +134,7 @@ func nativeJupyter(ctx context.Context, token string, nodelay bool) (string, *lo
 	if err := exec.CommandContext(ctx, jupyterPython, "-c", "import jupyter_server, ipykernel").Run(); err != nil {
 		return "", nil, nil, fmt.Errorf("Debian's python3-jupyter-server and python3-ipykernel are needed (make test-deps): %w", err)
 	}
-	port, err := freePort()
+	port, err := server.FreePort()
 	if err != nil {
 		return "", nil, nil, err
 	}

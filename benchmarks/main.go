@@ -19,6 +19,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/templates"
 )
 
@@ -136,7 +137,7 @@ func shippedFloor() int {
 // rest. Each `paddock serve` runs alone, and the baselines run with no
 // server up.
 func run(ctx context.Context, o bench.Options) error {
-	if err := checkServeFlags(ctx, o.Paddock); err != nil {
+	if err := server.CheckServeFlags(ctx, o.Paddock); err != nil {
 		return err
 	}
 	for _, name := range o.ThroughputLangs {

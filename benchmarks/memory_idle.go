@@ -14,16 +14,17 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 )
 
 // idleMemory waits until s holds its pools full and idle, with no other
 // sandbox alive, then reads the memory cgroup of each of its sandboxes.
-func (s *server) idleMemory(ctx context.Context, cg host.Cgroups, settle time.Duration) ([]report.MemRow, error) {
+func idleMemory(ctx context.Context, s *server.Server, cg host.Cgroups, settle time.Duration) ([]report.MemRow, error) {
 	// Two minutes for the pools to become quiet, plus the settling.
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+settle)
 	defer cancel()
 	for {
-		byLang, ready, err := s.quietCgroups(ctx, cg)
+		byLang, ready, err := quietCgroups(ctx, s, cg)
 		if err != nil {
 			return nil, err
 		}
@@ -32,8 +33,8 @@ func (s *server) idleMemory(ctx context.Context, cg host.Cgroups, settle time.Du
 			if err := bench.Sleep(ctx, settle); err != nil {
 				return nil, err
 			}
-			if again, still, err := s.quietCgroups(ctx, cg); err == nil && still && sameIDs(byLang, again) {
-				return s.readMemRows(cg, byLang)
+			if again, still, err := quietCgroups(ctx, s, cg); err == nil && still && sameIDs(byLang, again) {
+				return readMemRows(s, cg, byLang)
 			}
 		}
 		if err := bench.Sleep(ctx, 100*time.Millisecond); err != nil {
@@ -45,16 +46,16 @@ func (s *server) idleMemory(ctx context.Context, cg host.Cgroups, settle time.Du
 // quietCgroups returns the server's sandbox IDs by language and whether
 // the server is quiet: every pool full, none in use, and exactly the ready
 // sandboxes alive.
-func (s *server) quietCgroups(ctx context.Context, cg host.Cgroups) (map[string][]string, bool, error) {
-	ps, err := s.pools(ctx)
+func quietCgroups(ctx context.Context, s *server.Server, cg host.Cgroups) (map[string][]string, bool, error) {
+	ps, err := s.Pools(ctx)
 	if err != nil {
 		return nil, false, err
 	}
 	list := host.SandboxCgroups
-	if s.cfg.runtime == "runc" {
+	if s.Config().Runtime == "runc" {
 		list = host.RuncSandboxCgroups
 	}
-	byLang, err := list(cg.Root, s.state)
+	byLang, err := list(cg.Root, s.StateDir())
 	if err != nil {
 		return nil, false, err
 	}
@@ -73,15 +74,15 @@ func (s *server) quietCgroups(ctx context.Context, cg host.Cgroups) (map[string]
 
 // readMemRows reads the memory of the sandboxes in byLang and groups it
 // by language and by how each sandbox was made.
-func (s *server) readMemRows(cg host.Cgroups, byLang map[string][]string) ([]report.MemRow, error) {
+func readMemRows(s *server.Server, cg host.Cgroups, byLang map[string][]string) ([]report.MemRow, error) {
 	var rows []report.MemRow
 	for _, name := range slices.Sorted(maps.Keys(byLang)) {
 		byStart := map[string]*report.MemRow{}
 		for _, id := range byLang[name] {
 			start := "runc"
-			if s.cfg.runtime != "runc" {
+			if s.Config().Runtime != "runc" {
 				var err error
-				if start, err = host.StartKindOf(filepath.Join(s.state, "runsc"), id); err != nil {
+				if start, err = host.StartKindOf(filepath.Join(s.StateDir(), "runsc"), id); err != nil {
 					return nil, err
 				}
 			}
@@ -94,7 +95,7 @@ func (s *server) readMemRows(cg host.Cgroups, byLang map[string][]string) ([]rep
 				return nil, err
 			}
 			if byStart[start] == nil {
-				byStart[start] = &report.MemRow{Lang: name, Server: s.cfg.describe(), Start: start}
+				byStart[start] = &report.MemRow{Lang: name, Server: s.Config().Describe(), Start: start}
 			}
 			byStart[start].Samples = append(byStart[start].Samples, m)
 		}

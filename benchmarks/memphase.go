@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
-	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 )
 
 // memoryPhase pools every template of memTemplates on one server, the
@@ -20,65 +18,18 @@ func memoryPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *rep
 	if rep.MemoryNote != "" {
 		return errors.New(rep.MemoryNote)
 	}
-	s, err := startServer(ctx, o, serverConfig{name: "memory", templates: memTemplates, pool: max(o.Pool, 1), snapshots: true})
+	s, err := server.Start(ctx, o, server.Config{Name: "memory", Templates: memTemplates, Pool: max(o.Pool, 1), Snapshots: true})
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	defer func() { err = errors.Join(err, s.Finish(ctx, rep)) }()
 	for _, name := range memTemplates {
-		if err := s.awaitRestoredTemplate(ctx, name, restoreTimeout); err != nil {
+		if err := s.AwaitRestoredTemplate(ctx, name, server.RestoreTimeout); err != nil {
 			return err
 		}
 	}
 	bench.Progress("reading the memory of %d idle sandboxes per template (%s)", max(o.Pool, 1), cg)
-	mems, err := s.idleMemoryByTemplate(ctx, cg, o.MemSettle)
+	mems, err := idleMemoryByTemplate(ctx, s, cg, o.MemSettle)
 	rep.Memory = append(rep.Memory, mems...)
 	return err
-}
-
-// awaitRestoredTemplate waits until template name's pool is full and, if
-// the template is snapshotted, holds only restored sandboxes: the pool
-// first fills by cold starts while the snapshot is built, so runs cycle
-// those out.
-func (s *server) awaitRestoredTemplate(ctx context.Context, name string, timeout time.Duration) error {
-	t, l, err := langs.ForTemplate(name)
-	if err != nil {
-		return err
-	}
-	if !t.Snapshot {
-		return s.awaitFull(ctx, name)
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
-		states, err := s.pools(ctx)
-		if err != nil {
-			return fmt.Errorf("waiting for a pool of restored %s sandboxes: %w", name, err)
-		}
-		switch st := states[name].Pool.Snapshot; st {
-		case "failed", "off":
-			return fmt.Errorf("no pool of restored %s sandboxes: snapshot state %q", name, st)
-		case "ready":
-			if err := s.awaitFull(ctx, name); err != nil {
-				return err
-			}
-			kinds, err := s.templateStartKinds(name)
-			if err == nil && len(kinds) > 0 && kinds["cold"] == 0 {
-				return nil
-			}
-			if _, _, err := s.runBody(ctx, name, map[string]string{"template": name, "code": l.Probes[0].Code}); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := bench.Sleep(ctx, 200*time.Millisecond); err != nil {
-			return fmt.Errorf("waiting for %s's snapshot: %w", name, err)
-		}
-	}
-}
-
-// templateStartKinds counts how the server's live sandboxes of template
-// name were made.
-func (s *server) templateStartKinds(name string) (map[string]int, error) {
-	return s.startKinds(func(config []byte) bool { return host.BundleTemplate(config) == name })
 }

@@ -13,13 +13,9 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/load"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
-
-// restoreTimeout bounds the wait for a server's first restore: its
-// snapshot may have to be built (a cold start with the warm-up, then a
-// checkpoint).
-const restoreTimeout = 3 * time.Minute
 
 // nativePhase times each template's own interpreter from its root
 // filesystem (the baseline), then the host's at the same path where the
@@ -143,33 +139,33 @@ func rawPhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report
 // idle pool, warm runs back to back, sessions, then the memory of the
 // idle pools.
 func pooledPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report.Report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "pooled", templates: langs.Names(langs.All), pool: o.Pool, snapshots: true})
+	s, err := server.Start(ctx, o, server.Config{Name: "pooled", Templates: langs.Names(langs.All), Pool: o.Pool, Snapshots: true})
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	defer func() { err = errors.Join(err, s.Finish(ctx, rep)) }()
 	for _, l := range langs.All {
 		if l.Snapshotted {
-			if err := s.awaitRestoredPool(ctx, l, restoreTimeout); err != nil {
+			if err := s.AwaitRestoredPool(ctx, l, server.RestoreTimeout); err != nil {
 				return err
 			}
 		}
 		// One unmeasured run per language: first-use costs on both sides.
-		if err := s.awaitFull(ctx, l.Name); err != nil {
+		if err := s.AwaitFull(ctx, l.Name); err != nil {
 			return err
 		}
-		if _, _, err := s.runOnce(ctx, l.Name, l.Probes[0].Code); err != nil {
+		if _, _, err := s.RunOnce(ctx, l.Name, l.Probes[0].Code); err != nil {
 			return err
 		}
 		for _, p := range l.Probes {
-			r, err := s.oneShotRow(ctx, l, p, stats.ModePool, o.WarmN, 0)
+			r, err := oneShotRow(ctx, s, l, p, stats.ModePool, o.WarmN, 0)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
 			}
 		}
 		for _, p := range l.Probes {
-			r, err := s.busyRow(ctx, l, p, o.BusyN, o.BusyInterval)
+			r, err := busyRow(ctx, s, l, p, o.BusyN, o.BusyInterval)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -177,7 +173,7 @@ func pooledPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *rep
 		}
 	}
 	for _, l := range langs.All {
-		r, err := s.sessionRow(ctx, l, o.SessionN)
+		r, err := sessionRow(ctx, s, l, o.SessionN)
 		rep.Rows = append(rep.Rows, r)
 		if err != nil {
 			return err
@@ -187,7 +183,7 @@ func pooledPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *rep
 		return nil
 	}
 	bench.Progress("reading the memory of %d idle sandboxes per template (%s)", o.Pool, cg)
-	mems, err := s.idleMemory(ctx, cg, o.MemSettle)
+	mems, err := idleMemory(ctx, s, cg, o.MemSettle)
 	if err != nil {
 		rep.MemoryNote = "memory not measured: " + err.Error()
 	}
@@ -199,20 +195,20 @@ func pooledPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *rep
 // keep the sizes their templates ship with, adaptive sizing on, as `make
 // run` serves them.
 func shippedPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "as shipped", templates: o.ThroughputLangs, pool: poolShipped, snapshots: true})
+	s, err := server.Start(ctx, o, server.Config{Name: "as shipped", Templates: o.ThroughputLangs, Pool: server.PoolShipped, Snapshots: true})
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	defer func() { err = errors.Join(err, s.Finish(ctx, rep)) }()
 	for _, name := range o.ThroughputLangs {
 		l, _ := langs.ByName(name)
 		if l.Snapshotted {
-			if err := s.awaitRestoredPool(ctx, l, restoreTimeout); err != nil {
+			if err := s.AwaitRestoredPool(ctx, l, server.RestoreTimeout); err != nil {
 				return err
 			}
 		}
 		bench.Progress("%s one-shot throughput for %s", name, o.ThroughputDuration)
-		t, err := s.paddockRate(ctx, l, o.ThroughputConcurrency, o.ThroughputDuration)
+		t, err := paddockRate(ctx, s, l, o.ThroughputConcurrency, o.ThroughputDuration)
 		if err != nil {
 			return err
 		}
@@ -236,17 +232,17 @@ func restorePhase(ctx context.Context, o bench.Options, rep *report.Report) (err
 	if len(ls) == 0 {
 		return nil
 	}
-	s, err := startServer(ctx, o, serverConfig{name: "restore", templates: langs.Names(ls), pool: 0, snapshots: true})
+	s, err := server.Start(ctx, o, server.Config{Name: "restore", Templates: langs.Names(ls), Pool: 0, Snapshots: true})
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	defer func() { err = errors.Join(err, s.Finish(ctx, rep)) }()
 	for _, l := range ls {
-		if err := s.awaitRestores(ctx, l, l.Probes[0], restoreTimeout); err != nil {
+		if err := awaitRestores(ctx, s, l, l.Probes[0], server.RestoreTimeout); err != nil {
 			return err
 		}
 		for _, p := range l.Probes {
-			r, err := s.oneShotRow(ctx, l, p, stats.ModeRestore, o.RestoreN, o.Settle)
+			r, err := oneShotRow(ctx, s, l, p, stats.ModeRestore, o.RestoreN, o.Settle)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -259,14 +255,14 @@ func restorePhase(ctx context.Context, o bench.Options, rep *report.Report) (err
 // coldPhase runs with no pool and no snapshots: every run starts a
 // sandbox, warm-up included, on the request path.
 func coldPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "cold", templates: langs.Names(langs.All), pool: 0, snapshots: false})
+	s, err := server.Start(ctx, o, server.Config{Name: "cold", Templates: langs.Names(langs.All), Pool: 0, Snapshots: false})
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	defer func() { err = errors.Join(err, s.Finish(ctx, rep)) }()
 	for _, l := range langs.All {
 		for _, p := range l.Probes {
-			r, err := s.oneShotRow(ctx, l, p, stats.ModeCold, o.ColdN, o.Settle)
+			r, err := oneShotRow(ctx, s, l, p, stats.ModeCold, o.ColdN, o.Settle)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -283,12 +279,12 @@ func coldMemoryPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep 
 	if len(ls) == 0 || o.Pool == 0 || rep.MemoryNote != "" {
 		return nil
 	}
-	s, err := startServer(ctx, o, serverConfig{name: "cold pooled", templates: langs.Names(ls), pool: o.Pool, snapshots: false})
+	s, err := server.Start(ctx, o, server.Config{Name: "cold pooled", Templates: langs.Names(ls), Pool: o.Pool, Snapshots: false})
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
-	mems, err := s.idleMemory(ctx, cg, o.MemSettle)
+	defer func() { err = errors.Join(err, s.Finish(ctx, rep)) }()
+	mems, err := idleMemory(ctx, s, cg, o.MemSettle)
 	rep.Memory = append(rep.Memory, mems...)
 	return err
 }
@@ -337,30 +333,30 @@ func rawRatePhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *re
 
 // paddockRate measures one-shot runs of l's trivial probe against s,
 // counting the sandboxes s makes meanwhile by how it makes them.
-func (s *server) paddockRate(ctx context.Context, l langs.Lang, conc int, dur time.Duration) (report.Throughput, error) {
+func paddockRate(ctx context.Context, s *server.Server, l langs.Lang, conc int, dur time.Duration) (report.Throughput, error) {
 	p := l.Probes[0]
-	if err := s.awaitFull(ctx, l.Name); err != nil {
+	if err := s.AwaitFull(ctx, l.Name); err != nil {
 		return report.Throughput{}, err
 	}
-	before, err := s.madeCounts(ctx, l.Name)
+	before, err := s.MadeCounts(ctx, l.Name)
 	if err != nil {
 		return report.Throughput{}, err
 	}
 	t, err := load.Rate(ctx, conc, dur, func(ctx context.Context) (string, time.Duration, error) {
-		resp, d, err := s.runOnce(ctx, l.Name, p.Code)
+		resp, d, err := s.RunOnce(ctx, l.Name, p.Code)
 		if err != nil {
 			return "", d, err
 		}
 		if resp.Reason != "ok" || !p.OK(resp.Stdout) {
 			return "", d, fmt.Errorf("%s %s: reason %q, stdout %q", l.Name, p.Name, resp.Reason, resp.Stdout)
 		}
-		return resp.startKind(), d, nil
+		return resp.StartKind(), d, nil
 	})
 	t.Lang, t.Target = l.Name, report.TargetPaddock
 	if err != nil {
 		return t, err
 	}
-	after, err := s.madeCounts(ctx, l.Name)
+	after, err := s.MadeCounts(ctx, l.Name)
 	if err != nil {
 		return t, err
 	}

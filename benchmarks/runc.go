@@ -8,6 +8,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -21,21 +22,21 @@ func runcPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *repor
 }
 
 func runcPooled(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report.Report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "runc pooled", templates: langs.Names(langs.All), pool: o.Pool, runtime: "runc"})
+	s, err := server.Start(ctx, o, server.Config{Name: "runc pooled", Templates: langs.Names(langs.All), Pool: o.Pool, Runtime: "runc"})
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	defer func() { err = errors.Join(err, s.Finish(ctx, rep)) }()
 	for _, l := range langs.All {
-		if err := s.awaitFull(ctx, l.Name); err != nil {
+		if err := s.AwaitFull(ctx, l.Name); err != nil {
 			return err
 		}
 		// One unmeasured run per language: first-use costs on both sides.
-		if _, _, err := s.runOnce(ctx, l.Name, l.Probes[0].Code); err != nil {
+		if _, _, err := s.RunOnce(ctx, l.Name, l.Probes[0].Code); err != nil {
 			return err
 		}
 		for _, p := range l.Probes {
-			r, err := s.oneShotRow(ctx, l, p, stats.ModeRuncPool, o.WarmN, 0)
+			r, err := oneShotRow(ctx, s, l, p, stats.ModeRuncPool, o.WarmN, 0)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -43,7 +44,7 @@ func runcPooled(ctx context.Context, o bench.Options, cg host.Cgroups, rep *repo
 		}
 	}
 	for _, l := range langs.All {
-		r, err := s.sessionRow(ctx, l, o.SessionN)
+		r, err := sessionRow(ctx, s, l, o.SessionN)
 		r.Mode = stats.ModeRuncSession
 		rep.Rows = append(rep.Rows, r)
 		if err != nil {
@@ -55,7 +56,7 @@ func runcPooled(ctx context.Context, o bench.Options, cg host.Cgroups, rep *repo
 	}
 	rc := cg.ForRunc()
 	bench.Progress("reading the memory of %d idle runc sandboxes per template (%s)", o.Pool, rc)
-	mems, err := s.idleMemory(ctx, rc, o.MemSettle)
+	mems, err := idleMemory(ctx, s, rc, o.MemSettle)
 	if err != nil {
 		rep.MemoryNote = "runc memory not measured: " + err.Error()
 	}
@@ -64,14 +65,14 @@ func runcPooled(ctx context.Context, o bench.Options, cg host.Cgroups, rep *repo
 }
 
 func runcCold(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "runc cold", templates: langs.Names(langs.All), pool: 0, runtime: "runc"})
+	s, err := server.Start(ctx, o, server.Config{Name: "runc cold", Templates: langs.Names(langs.All), Pool: 0, Runtime: "runc"})
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	defer func() { err = errors.Join(err, s.Finish(ctx, rep)) }()
 	for _, l := range langs.All {
 		for _, p := range l.Probes {
-			r, err := s.oneShotRow(ctx, l, p, stats.ModeRuncCold, o.ColdN, o.Settle)
+			r, err := oneShotRow(ctx, s, l, p, stats.ModeRuncCold, o.ColdN, o.Settle)
 			rep.Rows = append(rep.Rows, r)
 			if err != nil {
 				return err
@@ -85,15 +86,15 @@ func runcThroughput(ctx context.Context, o bench.Options, rep *report.Report) (e
 	if len(o.ThroughputLangs) == 0 {
 		return nil
 	}
-	s, err := startServer(ctx, o, serverConfig{name: "runc as shipped", templates: o.ThroughputLangs, pool: poolShipped, runtime: "runc"})
+	s, err := server.Start(ctx, o, server.Config{Name: "runc as shipped", Templates: o.ThroughputLangs, Pool: server.PoolShipped, Runtime: "runc"})
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
+	defer func() { err = errors.Join(err, s.Finish(ctx, rep)) }()
 	for _, name := range o.ThroughputLangs {
 		l, _ := langs.ByName(name)
 		bench.Progress("%s one-shot throughput on runc for %s", name, o.ThroughputDuration)
-		t, err := s.paddockRate(ctx, l, o.ThroughputConcurrency, o.ThroughputDuration)
+		t, err := paddockRate(ctx, s, l, o.ThroughputConcurrency, o.ThroughputDuration)
 		t.Target = report.TargetRunc
 		if err != nil {
 			return err

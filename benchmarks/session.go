@@ -1,40 +1,38 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // sessionRow opens a session of l and times n executions of l.expr
 // through HTTP, after l.setup. The session is deleted before it returns.
-func (s *server) sessionRow(ctx context.Context, l langs.Lang, n int) (stats.Row, error) {
+func sessionRow(ctx context.Context, s *server.Server, l langs.Lang, n int) (stats.Row, error) {
 	r := stats.Row{Lang: l.Name, Probe: l.Expr, Mode: stats.ModeSession}
 	var created struct {
 		ID string `json:"id"`
 	}
-	if err := s.postJSON(ctx, "/v1/sessions", map[string]any{"language": l.Name}, http.StatusCreated, &created); err != nil {
+	if err := s.PostJSON(ctx, "/v1/sessions", map[string]any{"language": l.Name}, http.StatusCreated, &created); err != nil {
 		return r, err
 	}
 	defer func() {
-		req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.base+"/v1/sessions/"+created.ID, nil)
-		if resp, err := s.http.Do(req); err == nil {
+		req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.URL()+"/v1/sessions/"+created.ID, nil)
+		if resp, err := s.Client().Do(req); err == nil {
 			resp.Body.Close()
 		}
 	}()
-	if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": l.Setup}, http.StatusOK, nil); err != nil {
+	if err := s.PostJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": l.Setup}, http.StatusOK, nil); err != nil {
 		return r, err
 	}
 	// The target is for an idle machine: the session's own create started
 	// a refill, and the rows before may have left others running.
-	if err := s.awaitQuiet(ctx); err != nil {
+	if err := s.AwaitQuiet(ctx); err != nil {
 		return r, err
 	}
 	for range n {
@@ -42,7 +40,7 @@ func (s *server) sessionRow(ctx context.Context, l langs.Lang, n int) (stats.Row
 			Status string `json:"status"`
 		}
 		start := time.Now()
-		if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": l.Expr}, http.StatusOK, &resp); err != nil {
+		if err := s.PostJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": l.Expr}, http.StatusOK, &resp); err != nil {
 			return r, err
 		}
 		r.Samples = append(r.Samples, stats.Sample{D: time.Since(start), Counted: true})
@@ -51,29 +49,4 @@ func (s *server) sessionRow(ctx context.Context, l langs.Lang, n int) (stats.Row
 		}
 	}
 	return r, nil
-}
-
-func (s *server) postJSON(ctx context.Context, path string, body any, want int, into any) error {
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+path, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := s.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != want {
-		return fmt.Errorf("POST %s: HTTP %d: %s", path, resp.StatusCode, raw)
-	}
-	if into != nil {
-		return json.Unmarshal(raw, into)
-	}
-	return nil
 }

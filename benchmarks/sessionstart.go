@@ -11,6 +11,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -31,23 +32,23 @@ const (
 
 func sessionStartPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
 	names := []string{"python", "node"}
-	cfg := func(name string, kernels int) serverConfig {
-		return serverConfig{name: name, templates: names, pool: poolShipped, snapshots: true,
-			extra: []string{fmt.Sprintf("--session-kernels=%d", kernels)}}
+	cfg := func(name string, kernels int) server.Config {
+		return server.Config{Name: name, Templates: names, Pool: server.PoolShipped, Snapshots: true,
+			Extra: []string{fmt.Sprintf("--session-kernels=%d", kernels)}}
 	}
-	open, err := startServer(ctx, o, cfg("sessions opening their kernel", 0))
+	open, err := server.Start(ctx, o, cfg("sessions opening their kernel", 0))
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, open.finish(ctx, rep)) }()
-	premade, err := startServer(ctx, o, cfg("sessions on kernel-ready sandboxes", 1))
+	defer func() { err = errors.Join(err, open.Finish(ctx, rep)) }()
+	premade, err := server.Start(ctx, o, cfg("sessions on kernel-ready sandboxes", 1))
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, premade.finish(ctx, rep)) }()
+	defer func() { err = errors.Join(err, premade.Finish(ctx, rep)) }()
 	py, _ := langs.ByName("python")
-	for _, s := range []*server{open, premade} {
-		if err := s.awaitRestoredPool(ctx, py, restoreTimeout); err != nil {
+	for _, s := range []*server.Server{open, premade} {
+		if err := s.AwaitRestoredPool(ctx, py, server.RestoreTimeout); err != nil {
 			return err
 		}
 	}
@@ -59,10 +60,10 @@ func sessionStartPhase(ctx context.Context, o bench.Options, rep *report.Report)
 			if i%4 == 1 || i%4 == 2 {
 				s, into, want = premade, &after, "kernel"
 			}
-			if err := s.awaitSessionPool(ctx, name); err != nil {
+			if err := awaitSessionPool(ctx, s, name); err != nil {
 				return err
 			}
-			d, start, err := s.sessionFirstResult(ctx, name)
+			d, start, err := sessionFirstResult(ctx, s, name)
 			if err != nil {
 				return err
 			}
@@ -82,18 +83,18 @@ func sessionStartPhase(ctx context.Context, o bench.Options, rep *report.Report)
 
 // sessionFirstResult times POST /v1/sessions then the first execute; the
 // delete after is not timed. start is how the session's sandbox was made.
-func (s *server) sessionFirstResult(ctx context.Context, name string) (time.Duration, string, error) {
+func sessionFirstResult(ctx context.Context, s *server.Server, name string) (time.Duration, string, error) {
 	begin := time.Now()
 	var created struct {
 		ID    string `json:"id"`
 		Start string `json:"start"`
 	}
-	if err := s.postJSON(ctx, "/v1/sessions", map[string]any{"language": name}, http.StatusCreated, &created); err != nil {
+	if err := s.PostJSON(ctx, "/v1/sessions", map[string]any{"language": name}, http.StatusCreated, &created); err != nil {
 		return 0, "", err
 	}
 	defer func() {
-		req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.base+"/v1/sessions/"+created.ID, nil)
-		if resp, err := s.http.Do(req); err == nil {
+		req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.URL()+"/v1/sessions/"+created.ID, nil)
+		if resp, err := s.Client().Do(req); err == nil {
 			resp.Body.Close()
 		}
 	}()
@@ -103,7 +104,7 @@ func (s *server) sessionFirstResult(ctx context.Context, name string) (time.Dura
 			Data map[string]any `json:"data"`
 		} `json:"results"`
 	}
-	if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": sessionStartCode}, http.StatusOK, &res); err != nil {
+	if err := s.PostJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": sessionStartCode}, http.StatusOK, &res); err != nil {
 		return 0, "", err
 	}
 	d := time.Since(begin)
@@ -115,15 +116,15 @@ func (s *server) sessionFirstResult(ctx context.Context, name string) (time.Dura
 
 // awaitSessionPool waits until the template's ready list is at its
 // target and its kernel-ready sandboxes are all there.
-func (s *server) awaitSessionPool(ctx context.Context, name string) error {
+func awaitSessionPool(ctx context.Context, s *server.Server, name string) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/v1/templates", nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL()+"/v1/templates", nil)
 		if err != nil {
 			return err
 		}
-		resp, err := s.http.Do(req)
+		resp, err := s.Client().Do(req)
 		if err != nil {
 			return err
 		}

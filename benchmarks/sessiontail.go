@@ -19,6 +19,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/load"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -79,7 +80,7 @@ const cpuCgroupRoot = "/sys/fs/cgroup/cpu/paddock"
 func sessionTailPhase(ctx context.Context, o bench.Options, w io.Writer) error {
 	bins := []struct{ name, path string }{{"after", o.Paddock}}
 	if o.TailBefore != "" {
-		if err := checkServeFlags(ctx, o.TailBefore); err != nil {
+		if err := server.CheckServeFlags(ctx, o.TailBefore); err != nil {
 			return err
 		}
 		bins = append([]struct{ name, path string }{{"before", o.TailBefore}}, bins...)
@@ -131,23 +132,23 @@ func sessionTailPhase(ctx context.Context, o bench.Options, w io.Writer) error {
 // measureTail starts a pooled Python server from o.Paddock and measures
 // its session tail idle and loaded.
 func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error) {
-	s, err := startServer(ctx, o, serverConfig{name: "session tail", templates: []string{"python"}, pool: o.Pool, snapshots: true})
+	s, err := server.Start(ctx, o, server.Config{Name: "session tail", Templates: []string{"python"}, Pool: o.Pool, Snapshots: true})
 	if err != nil {
 		return r, err
 	}
-	defer func() { err = errors.Join(err, s.stop()) }()
-	if err := s.awaitFull(ctx, "python"); err != nil {
+	defer func() { err = errors.Join(err, s.Stop()) }()
+	if err := s.AwaitFull(ctx, "python"); err != nil {
 		return r, err
 	}
 	var created struct {
 		ID string `json:"id"`
 	}
-	if err := s.postJSON(ctx, "/v1/sessions", map[string]any{"language": "python"}, http.StatusCreated, &created); err != nil {
+	if err := s.PostJSON(ctx, "/v1/sessions", map[string]any{"language": "python"}, http.StatusCreated, &created); err != nil {
 		return r, err
 	}
 	defer func() {
-		req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.base+"/v1/sessions/"+created.ID, nil)
-		if resp, err := s.http.Do(req); err == nil {
+		req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.URL()+"/v1/sessions/"+created.ID, nil)
+		if resp, err := s.Client().Do(req); err == nil {
 			resp.Body.Close()
 		}
 	}()
@@ -156,7 +157,7 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 			Status string `json:"status"`
 		}
 		start := time.Now()
-		if err := s.postJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": code}, http.StatusOK, &resp); err != nil {
+		if err := s.PostJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": code}, http.StatusOK, &resp); err != nil {
 			return 0, err
 		}
 		d := time.Since(start)
@@ -169,15 +170,15 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 		return r, err
 	}
 	// The idle cells wait for the pool's refill, which would compete.
-	if err := s.awaitFull(ctx, "python"); err != nil {
+	if err := s.AwaitFull(ctx, "python"); err != nil {
 		return r, err
 	}
 	// The session's sandbox is the one busy through the idle cells.
-	before, err := s.cpuStats()
+	before, err := cpuStats(s)
 	if err != nil {
 		return r, err
 	}
-	rq0, srv0 := s.runQueues(), s.serverRunQueue()
+	rq0, srv0 := runQueues(s), serverRunQueue(s)
 	for range o.TailN {
 		d, err := exec("x + 1")
 		if err != nil {
@@ -185,11 +186,11 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 		}
 		r.idle = append(r.idle, d)
 	}
-	after, err := s.cpuStats()
+	after, err := cpuStats(s)
 	if err != nil {
 		return r, err
 	}
-	rq1, srv1 := s.runQueues(), s.serverRunQueue()
+	rq1, srv1 := runQueues(s), serverRunQueue(s)
 	kernel, st, err := busiest(before, after)
 	if err != nil {
 		return r, err
@@ -216,7 +217,7 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 			defer wg.Done()
 			first := true
 			for lctx.Err() == nil {
-				_, _, err := s.runOnce(lctx, "python", "print(1)")
+				_, _, err := s.RunOnce(lctx, "python", "print(1)")
 				var eb load.BusyError
 				switch {
 				case err == nil:
@@ -241,7 +242,7 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 			return err
 		}
 		k0, _ := host.CgroupRunQueue(kernel)
-		srv0 := s.serverRunQueue()
+		srv0 := serverRunQueue(s)
 		for range o.TailN {
 			d, err := exec("x + 1")
 			if err != nil {
@@ -252,7 +253,7 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 		s1, err := readCPUStat(kernel)
 		r.loadedCPU = s1.sub(s0)
 		k1, _ := host.CgroupRunQueue(kernel)
-		r.loadedWait, r.loadedSrvWait = k1.Since(k0), s.serverRunQueue().Since(srv0)
+		r.loadedWait, r.loadedSrvWait = k1.Since(k0), serverRunQueue(s).Since(srv0)
 		return err
 	}()
 	r.loadedFor, r.oneShots, r.oneShotBusy = time.Since(begin), int(done.Load()-n0), int(busy.Load())
@@ -263,9 +264,9 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 
 // runQueues reads the run-queue wait of the threads of each of the
 // server's own sandbox cgroups; one it cannot read is left out.
-func (s *server) runQueues() map[string]host.RunQueue {
+func runQueues(s *server.Server) map[string]host.RunQueue {
 	out := map[string]host.RunQueue{}
-	byLang, _ := host.SandboxCgroups(cpuCgroupRoot, s.state)
+	byLang, _ := host.SandboxCgroups(cpuCgroupRoot, s.StateDir())
 	for _, ids := range byLang {
 		for _, id := range ids {
 			if rq, err := host.CgroupRunQueue(filepath.Join(cpuCgroupRoot, id)); err == nil {
@@ -278,14 +279,14 @@ func (s *server) runQueues() map[string]host.RunQueue {
 
 // serverRunQueue reads the run-queue wait of the server's threads (none
 // when it cannot).
-func (s *server) serverRunQueue() host.RunQueue {
-	rq, _ := host.ProcessRunQueue(s.cmd.Process.Pid)
+func serverRunQueue(s *server.Server) host.RunQueue {
+	rq, _ := host.ProcessRunQueue(s.PID())
 	return rq
 }
 
 // cpuStats reads cpu.stat of the server's own sandbox cgroups.
-func (s *server) cpuStats() (map[string]cpuStat, error) {
-	byLang, err := host.SandboxCgroups(cpuCgroupRoot, s.state)
+func cpuStats(s *server.Server) (map[string]cpuStat, error) {
+	byLang, err := host.SandboxCgroups(cpuCgroupRoot, s.StateDir())
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -28,23 +29,23 @@ var slimPair = []string{"python-slim", "python"}
 // (both restored from their snapshots), print(1) restored on the request
 // path (no pool), and the size of each snapshot image.
 func slimPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report.Report) error {
-	pooled, err := startServer(ctx, o, serverConfig{name: "python pair pooled", templates: slimPair, pool: max(o.Pool, 1), snapshots: true})
+	pooled, err := server.Start(ctx, o, server.Config{Name: "python pair pooled", Templates: slimPair, Pool: max(o.Pool, 1), Snapshots: true})
 	if err != nil {
 		return err
 	}
 	warm, mems, err := slimPooled(ctx, o, cg, pooled, rep.MemoryNote == "")
-	err = errors.Join(err, pooled.finish(ctx, rep))
+	err = errors.Join(err, pooled.Finish(ctx, rep))
 	rep.Rows = append(rep.Rows, warm...)
 	rep.Memory = append(rep.Memory, mems...)
 	if err != nil {
 		return err
 	}
-	cold, err := startServer(ctx, o, serverConfig{name: "python pair restore", templates: slimPair, pool: 0, snapshots: true})
+	cold, err := server.Start(ctx, o, server.Config{Name: "python pair restore", Templates: slimPair, Pool: 0, Snapshots: true})
 	if err != nil {
 		return err
 	}
 	restored, err := slimRestores(ctx, o, cold)
-	err = errors.Join(err, cold.finish(ctx, rep))
+	err = errors.Join(err, cold.Finish(ctx, rep))
 	rep.Rows = append(rep.Rows, restored...)
 	printSlim(os.Stdout, append(warm, restored...), mems, snapshotSizes(o.Snapshots))
 	return err
@@ -52,8 +53,8 @@ func slimPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *repor
 
 // slimPooled waits for both snapshots and for pools refilled by restores,
 // then times warm print(1)s alternately and reads the idle pools' memory.
-func slimPooled(ctx context.Context, o bench.Options, cg host.Cgroups, s *server, memory bool) ([]stats.Row, []report.MemRow, error) {
-	if err := s.awaitSnapshots(ctx, restoreTimeout); err != nil {
+func slimPooled(ctx context.Context, o bench.Options, cg host.Cgroups, s *server.Server, memory bool) ([]stats.Row, []report.MemRow, error) {
+	if err := awaitSnapshots(ctx, s, server.RestoreTimeout); err != nil {
 		return nil, nil, err
 	}
 	rows := make([]stats.Row, len(slimPair))
@@ -64,20 +65,20 @@ func slimPooled(ctx context.Context, o bench.Options, cg host.Cgroups, s *server
 	// were ready: unmeasured runs cycle them to restored sandboxes.
 	for range max(o.Pool, 1) {
 		for _, name := range slimPair {
-			if err := s.awaitFull(ctx, name); err != nil {
+			if err := s.AwaitFull(ctx, name); err != nil {
 				return rows, nil, err
 			}
-			if _, _, err := s.runBody(ctx, name, map[string]string{"template": name, "code": "print(1)"}); err != nil {
+			if _, _, err := s.RunBody(ctx, name, map[string]string{"template": name, "code": "print(1)"}); err != nil {
 				return rows, nil, err
 			}
 		}
 	}
 	for range o.SlimN {
 		for i, name := range slimPair {
-			if err := s.awaitFull(ctx, name); err != nil {
+			if err := s.AwaitFull(ctx, name); err != nil {
 				return rows, nil, err
 			}
-			if err := s.slimSample(ctx, &rows[i], "pool"); err != nil {
+			if err := slimSample(ctx, s, &rows[i], "pool"); err != nil {
 				return rows, nil, err
 			}
 		}
@@ -85,14 +86,14 @@ func slimPooled(ctx context.Context, o bench.Options, cg host.Cgroups, s *server
 	if !memory {
 		return rows, nil, nil
 	}
-	mems, err := s.idleMemoryByTemplate(ctx, cg, o.MemSettle)
+	mems, err := idleMemoryByTemplate(ctx, s, cg, o.MemSettle)
 	return rows, mems, err
 }
 
 // slimRestores times print(1) on a server with no pool: every run
 // restores its template's snapshot on the request path.
-func slimRestores(ctx context.Context, o bench.Options, s *server) ([]stats.Row, error) {
-	if err := s.awaitSnapshots(ctx, restoreTimeout); err != nil {
+func slimRestores(ctx context.Context, o bench.Options, s *server.Server) ([]stats.Row, error) {
+	if err := awaitSnapshots(ctx, s, server.RestoreTimeout); err != nil {
 		return nil, err
 	}
 	rows := make([]stats.Row, len(slimPair))
@@ -104,7 +105,7 @@ func slimRestores(ctx context.Context, o bench.Options, s *server) ([]stats.Row,
 			if err := bench.Sleep(ctx, o.Settle); err != nil {
 				return rows, err
 			}
-			if err := s.slimSample(ctx, &rows[i], "restore"); err != nil {
+			if err := slimSample(ctx, s, &rows[i], "restore"); err != nil {
 				return rows, err
 			}
 		}
@@ -114,15 +115,15 @@ func slimRestores(ctx context.Context, o bench.Options, s *server) ([]stats.Row,
 
 // slimSample runs print(1) on r's template and adds the sample, counted
 // when the sandbox started as want says.
-func (s *server) slimSample(ctx context.Context, r *stats.Row, want string) error {
-	resp, d, err := s.runBody(ctx, r.Lang, map[string]string{"template": r.Lang, "code": "print(1)"})
+func slimSample(ctx context.Context, s *server.Server, r *stats.Row, want string) error {
+	resp, d, err := s.RunBody(ctx, r.Lang, map[string]string{"template": r.Lang, "code": "print(1)"})
 	if err != nil {
 		return err
 	}
 	if resp.Reason != "ok" || resp.Stdout != "1\n" {
 		return fmt.Errorf("%s print(1): reason %q, stdout %q, stderr %q", r.Lang, resp.Reason, resp.Stdout, resp.Stderr)
 	}
-	kind, t := resp.startKind(), resp.Timing
+	kind, t := resp.StartKind(), resp.Timing
 	r.Samples = append(r.Samples, stats.Sample{D: d, Start: kind, Counted: kind == want, Timing: &t})
 	if kind != want {
 		r.Mismatches++
@@ -132,10 +133,10 @@ func (s *server) slimSample(ctx context.Context, r *stats.Row, want string) erro
 
 // awaitSnapshots waits until every template of the pair has a ready
 // snapshot that a restore has used, or timeout passes.
-func (s *server) awaitSnapshots(ctx context.Context, timeout time.Duration) error {
+func awaitSnapshots(ctx context.Context, s *server.Server, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		states, err := s.pools(ctx)
+		states, err := s.Pools(ctx)
 		if err != nil {
 			return err
 		}
@@ -145,7 +146,7 @@ func (s *server) awaitSnapshots(ctx context.Context, timeout time.Duration) erro
 			if st.Pool.Snapshot == "failed" {
 				return fmt.Errorf("%s snapshot failed", name)
 			}
-			if st.Pool.Snapshot == "ready" && (s.cfg.pool == 0 || st.Pool.Restores > 0) {
+			if st.Pool.Snapshot == "ready" && (s.Config().Pool == 0 || st.Pool.Restores > 0) {
 				ready++
 			}
 		}
@@ -164,15 +165,15 @@ func (s *server) awaitSnapshots(ctx context.Context, timeout time.Duration) erro
 // idleMemoryByTemplate is idleMemory with the sandboxes grouped by
 // template (the label Paddock puts in each bundle), not by language:
 // both templates of the pair run python.
-func (s *server) idleMemoryByTemplate(ctx context.Context, cg host.Cgroups, settle time.Duration) ([]report.MemRow, error) {
+func idleMemoryByTemplate(ctx context.Context, s *server.Server, cg host.Cgroups, settle time.Duration) ([]report.MemRow, error) {
 	// Two minutes for the pools to become quiet, plus the settling.
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+settle)
 	defer cancel()
 	byTemplate := func() (map[string][]string, error) {
-		return host.OwnCgroups(cg.Root, func(id string) string { return filepath.Join(s.state, "bundles", id, "config.json") }, host.BundleTemplate)
+		return host.OwnCgroups(cg.Root, func(id string) string { return filepath.Join(s.StateDir(), "bundles", id, "config.json") }, host.BundleTemplate)
 	}
 	for {
-		_, ready, err := s.quietCgroups(ctx, cg)
+		_, ready, err := quietCgroups(ctx, s, cg)
 		if err != nil {
 			return nil, err
 		}
@@ -185,8 +186,8 @@ func (s *server) idleMemoryByTemplate(ctx context.Context, cg host.Cgroups, sett
 				return nil, err
 			}
 			after, err := byTemplate()
-			if _, still, qerr := s.quietCgroups(ctx, cg); err == nil && qerr == nil && still && sameIDs(before, after) {
-				return s.readMemRows(cg, after)
+			if _, still, qerr := quietCgroups(ctx, s, cg); err == nil && qerr == nil && still && sameIDs(before, after) {
+				return readMemRows(s, cg, after)
 			}
 		}
 		if err := bench.Sleep(ctx, 100*time.Millisecond); err != nil {

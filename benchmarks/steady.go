@@ -14,6 +14,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/load"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
+	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 )
 
 // The steady-state phase: a closed loop of one-shot runs against a server
@@ -62,12 +63,12 @@ func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *rep
 	}
 	defer logf.Close()
 	bench.Progress("steady: the server's log is %s", logf.Name())
-	s, err := startServer(ctx, o, serverConfig{name: "steady (as make run ships it)", shipped: true, stderr: logf})
+	s, err := server.Start(ctx, o, server.Config{Name: "steady (as make run ships it)", Shipped: true, Stderr: logf})
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.finish(ctx, rep)) }()
-	ts, err := s.steadyTemplates(ctx, o.SteadyTemplates)
+	defer func() { err = errors.Join(err, s.Finish(ctx, rep)) }()
+	ts, err := steadyTemplates(ctx, s, o.SteadyTemplates)
 	if err != nil {
 		return err
 	}
@@ -79,16 +80,16 @@ func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *rep
 			// Empty sandboxes, once per language at the highest client
 			// count: the ceiling of one sandbox per run.
 			empty := func(int64) ([]string, string) { return emptyProgram, "" }
-			if err := s.sharedRawPoint(ctx, o, rs, ts, t, l, empties, t.language, report.TargetEmpty, slices.Max(o.SteadyClients), empty, rep); err != nil {
+			if err := sharedRawPoint(ctx, s, o, rs, ts, t, l, empties, t.language, report.TargetEmpty, slices.Max(o.SteadyClients), empty, rep); err != nil {
 				return err
 			}
 		}
 		for _, c := range o.SteadyClients {
-			if err := s.awaitSteady(ctx, t, l); err != nil {
+			if err := awaitSteady(ctx, s, t, l); err != nil {
 				return err
 			}
 			bench.Progress("steady: %s, %d clients, paddock for %s (load %s)", t.name, c, o.SteadyDuration, loadavg())
-			p, err := s.steadyPoint(ctx, t, c, o.SteadyDuration)
+			p, err := steadyPoint(ctx, s, t, c, o.SteadyDuration)
 			if err != nil {
 				return err
 			}
@@ -101,7 +102,7 @@ func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *rep
 				code, want, _ := steadyCode(t.language, i)
 				return l.Sandboxed(code), want
 			}
-			if err := s.sharedRawPoint(ctx, o, rs, ts, t, l, raws, fmt.Sprintf("%s/%d", t.language, c), report.TargetRaw, c, stream, rep); err != nil {
+			if err := sharedRawPoint(ctx, s, o, rs, ts, t, l, raws, fmt.Sprintf("%s/%d", t.language, c), report.TargetRaw, c, stream, rep); err != nil {
 				return err
 			}
 		}
@@ -113,7 +114,7 @@ func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *rep
 // at clients: a copy of the one stored under key in measured when it was
 // of a template with the same language and limits (the same runs raw),
 // else a new one, measured once t's pool is refilled and then stored.
-func (s *server) sharedRawPoint(ctx context.Context, o bench.Options, rs *rawRuntimes, ts []steadyTemplate, t steadyTemplate, l langs.Lang,
+func sharedRawPoint(ctx context.Context, s *server.Server, o bench.Options, rs *rawRuntimes, ts []steadyTemplate, t steadyTemplate, l langs.Lang,
 	measured map[string]report.SteadyPoint, key, target string, clients int, argv func(int64) ([]string, string), rep *report.Report) error {
 	if p, ok := measured[key]; ok && sameRawLimits(ts, p.Template, t.name) {
 		p.RawOf, p.Template = p.Template, t.name
@@ -126,7 +127,7 @@ func (s *server) sharedRawPoint(ctx context.Context, o bench.Options, rs *rawRun
 		return err
 	}
 	// The refills the Paddock points left behind finish first.
-	if err := s.awaitSteady(ctx, t, l); err != nil {
+	if err := awaitSteady(ctx, s, t, l); err != nil {
 		return err
 	}
 	bench.Progress("steady: %s, %d clients, %s for %s (load %s)", t.name, clients, target, o.SteadyDuration, loadavg())
@@ -143,8 +144,8 @@ func (s *server) sharedRawPoint(ctx context.Context, o bench.Options, rs *rawRun
 // steadyTemplates lists the templates the server serves, in name order,
 // keeping only those in want when want is not empty. Each must have a
 // language the phase can write a stream for.
-func (s *server) steadyTemplates(ctx context.Context, want []string) ([]steadyTemplate, error) {
-	ps, err := s.pools(ctx)
+func steadyTemplates(ctx context.Context, s *server.Server, want []string) ([]steadyTemplate, error) {
+	ps, err := s.Pools(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -172,33 +173,33 @@ func (s *server) steadyTemplates(ctx context.Context, want []string) ([]steadyTe
 
 // awaitSteady waits until t's pool is full, of restored sandboxes when t
 // is snapshotted, so that each point starts from the same state.
-func (s *server) awaitSteady(ctx context.Context, t steadyTemplate, l langs.Lang) error {
+func awaitSteady(ctx context.Context, s *server.Server, t steadyTemplate, l langs.Lang) error {
 	if t.snapshot == "off" {
-		return s.awaitFull(ctx, t.name)
+		return s.AwaitFull(ctx, t.name)
 	}
 	if _, ok := langs.ByName(t.name); !ok {
 		// Bundles name their language, not their template, so the pool of
 		// a template named otherwise (python-slim) is read from the
 		// listing: its snapshot ready and used, then the pool full.
-		return s.awaitRestoredListing(ctx, t.name, restoreTimeout)
+		return s.AwaitRestoredListing(ctx, t.name, server.RestoreTimeout)
 	}
 	l.Name = t.name
-	return s.awaitRestoredPool(ctx, l, restoreTimeout)
+	return s.AwaitRestoredPool(ctx, l, server.RestoreTimeout)
 }
 
 // steadyPoint keeps clients one-shot runs of t's stream going for dur.
-func (s *server) steadyPoint(ctx context.Context, t steadyTemplate, clients int, dur time.Duration) (report.SteadyPoint, error) {
+func steadyPoint(ctx context.Context, s *server.Server, t steadyTemplate, clients int, dur time.Duration) (report.SteadyPoint, error) {
 	p := report.SteadyPoint{Template: t.name, Language: t.language, Target: report.TargetPaddock, Clients: clients, LoadBefore: loadavg()}
 	var next atomic.Int64
-	before, err := s.madeCounts(ctx, t.name)
+	before, err := s.MadeCounts(ctx, t.name)
 	if err != nil {
 		return p, err
 	}
-	m := startCPUMeter(cpuSources{serverPID: s.cmd.Process.Pid, sandboxes: s.ownSandbox})
+	m := startCPUMeter(cpuSources{serverPID: s.PID(), sandboxes: s.OwnSandbox})
 	tp, err := load.Loop(ctx, clients, dur, true, func(ctx context.Context) (string, time.Duration, error) {
 		code, want, _ := steadyCode(t.language, next.Add(1))
 		// The request names its template: python-slim is not a language.
-		resp, d, err := s.runBody(ctx, t.name, map[string]string{"template": t.name, "code": code})
+		resp, d, err := s.RunBody(ctx, t.name, map[string]string{"template": t.name, "code": code})
 		if err != nil {
 			return "", d, err
 		}
@@ -208,12 +209,12 @@ func (s *server) steadyPoint(ctx context.Context, t steadyTemplate, clients int,
 		if resp.Template != "" && resp.Template != t.name {
 			return "", d, fmt.Errorf("asked for template %s, ran on %s", t.name, resp.Template)
 		}
-		return resp.startKind(), d, nil
+		return resp.StartKind(), d, nil
 	})
 	p.CPU = m.stop()
 	p.LoadAfter = loadavg()
 	tp.Lang, tp.Target = t.name, report.TargetPaddock
-	after, merr := s.madeCounts(ctx, t.name)
+	after, merr := s.MadeCounts(ctx, t.name)
 	tp.Made = map[string]int{}
 	for k, v := range after {
 		if n := v - before[k]; n > 0 {
@@ -222,13 +223,6 @@ func (s *server) steadyPoint(ctx context.Context, t steadyTemplate, clients int,
 	}
 	p.T = tp
 	return p, errors.Join(err, merr, ctx.Err())
-}
-
-// ownSandbox says whether the sandbox cgroup id is one of s's: its bundle
-// is in s's state directory.
-func (s *server) ownSandbox(id string) bool {
-	_, err := os.Stat(s.state + "/bundles/" + id + "/config.json")
-	return err == nil
 }
 
 // rawSteadyPoint keeps clients raw `runsc run` + delete going for dur,
@@ -263,27 +257,4 @@ func loadavg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-// awaitRestoredListing waits until the listing shows name's snapshot
-// ready and restored from at least once, then until its pool is full.
-func (s *server) awaitRestoredListing(ctx context.Context, name string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
-		ps, err := s.pools(ctx)
-		if err != nil {
-			return err
-		}
-		p := ps[name]
-		switch {
-		case p.Pool.Snapshot == "failed" || p.Pool.Snapshot == "off":
-			return fmt.Errorf("no pool of restored %s sandboxes: snapshot state %q", name, p.Pool.Snapshot)
-		case p.Pool.Snapshot == "ready" && p.Pool.Restores > 0:
-			return s.awaitFull(ctx, name)
-		}
-		if err := bench.Sleep(ctx, 200*time.Millisecond); err != nil {
-			return fmt.Errorf("waiting for %s's snapshot (state %q): %w", name, p.Pool.Snapshot, err)
-		}
-	}
 }

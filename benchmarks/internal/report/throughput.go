@@ -28,7 +28,7 @@ type Throughput struct {
 	Busy         int
 	BusyByStatus map[int]int `json:",omitempty"`
 	// Errors counts failed runs when the loop keeps going past them
-	// (measureLoop's keepGoing); FirstError is the first one's message.
+	// (load.Loop's keepGoing); FirstError is the first one's message.
 	Errors     int
 	FirstError string `json:",omitempty"`
 	// Starts counts the server's start kinds (pool, restore, cold).

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -20,80 +20,80 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 )
 
-// serverConfig is what differs between the `paddock serve` processes of
+// Config is what differs between the `paddock serve` processes of
 // one bench run.
-type serverConfig struct {
-	name      string // for messages: "pooled", "restore", "cold"…
-	templates []string
-	// pool is both the floor and the ceiling of every template's pool,
-	// so that adaptive sizing leaves it alone; poolShipped leaves each
+type Config struct {
+	Name      string // for messages: "pooled", "restore", "cold"…
+	Templates []string
+	// Pool is both the floor and the ceiling of every template's pool,
+	// so that adaptive sizing leaves it alone; PoolShipped leaves each
 	// template's own floor and ceiling, with adaptive sizing as shipped.
-	pool      int
-	snapshots bool
-	// runtime is the server's --runtime; "" leaves its default, gVisor.
-	runtime string
-	// shipped starts the server as `make run` does: its flags and
+	Pool      int
+	Snapshots bool
+	// Runtime is the server's --runtime; "" leaves its default, gVisor.
+	Runtime string
+	// Shipped starts the server as `make run` does: its flags and
 	// defaults, no PADDOCK_* variables from the bench's environment;
 	// only the addresses and directories are the bench's own (the
 	// snapshot directory stays private: see bench.Options.Snapshots). The
 	// other fields but name are then ignored.
-	shipped bool
-	// stderr receives the server's log (nil: the bench's stderr).
-	stderr io.Writer
-	// extra are more serve flags, added last. Servers keep no kernel-ready
+	Shipped bool
+	// Stderr receives the server's log (nil: the bench's stderr).
+	Stderr io.Writer
+	// Extra are more serve flags, added last. Servers keep no kernel-ready
 	// sandboxes (--session-kernels=0) unless extra says otherwise, so that
 	// the idle sandboxes of a full pool are its ready ones.
-	extra []string
+	Extra []string
 }
 
-// describe names the server and its pool and snapshot settings.
-func (c serverConfig) describe() string {
+// Describe names the server and its pool and snapshot settings.
+func (c Config) Describe() string {
 	pool := "pools as shipped"
-	if c.pool != poolShipped {
-		pool = fmt.Sprintf("pool %d", c.pool)
+	if c.Pool != PoolShipped {
+		pool = fmt.Sprintf("pool %d", c.Pool)
 	}
 	snap := "snapshots off"
-	if c.snapshots {
+	if c.Snapshots {
 		snap = "snapshots on"
 	}
-	if c.runtime != "" {
-		return fmt.Sprintf("%s (%s, %s, %s)", c.name, c.runtime, pool, snap)
+	if c.Runtime != "" {
+		return fmt.Sprintf("%s (%s, %s, %s)", c.Name, c.Runtime, pool, snap)
 	}
-	return fmt.Sprintf("%s (%s, %s)", c.name, pool, snap)
+	return fmt.Sprintf("%s (%s, %s)", c.Name, pool, snap)
 }
 
-// poolShipped is serverConfig.pool for the pool sizes templates ship with.
-const poolShipped = -1
+// PoolShipped is Config.Pool for the pool sizes templates ship with.
+const PoolShipped = -1
 
-func (c serverConfig) args(o bench.Options, addr, state string) []string {
+func (c Config) args(o bench.Options, addr, state string) []string {
 	args := c.serveArgs(o, addr, state)
-	if o.Gofer && c.runtime != "runc" {
+	if o.Gofer && c.Runtime != "runc" {
 		args = append(args, "--gofer")
 	}
 	return args
 }
 
-func (c serverConfig) serveArgs(o bench.Options, addr, state string) []string {
-	if c.shipped {
+func (c Config) serveArgs(o bench.Options, addr, state string) []string {
+	if c.Shipped {
 		return []string{"serve", "--listen=" + addr, "--cache-dir=" + o.Cache, "--state-dir=" + state,
 			"--runsc=" + o.Runsc, "--agent=" + o.Agent, "--snapshot-dir=" + o.Snapshots}
 	}
 	args := []string{"serve", "--listen=" + addr, "--runsc=" + o.Runsc, "--agent=" + o.Agent,
 		"--cache-dir=" + o.Cache, "--state-dir=" + state, "--build-rootfs=false", "--snapshot-dir=" + o.Snapshots,
-		"--templates=" + strings.Join(c.templates, ","),
-		"--snapshots=" + strconv.FormatBool(c.snapshots),
+		"--templates=" + strings.Join(c.Templates, ","),
+		"--snapshots=" + strconv.FormatBool(c.Snapshots),
 		"--log-level=warn", "--tenant-rate=0", "--tenant-max-runs=16"}
-	if c.runtime != "" {
-		args = append(args, "--runtime="+c.runtime)
+	if c.Runtime != "" {
+		args = append(args, "--runtime="+c.Runtime)
 	}
-	if c.pool != poolShipped {
-		args = append(args, "--pool-size="+strconv.Itoa(c.pool), "--pool-max="+strconv.Itoa(c.pool))
+	if c.Pool != PoolShipped {
+		args = append(args, "--pool-size="+strconv.Itoa(c.Pool), "--pool-max="+strconv.Itoa(c.Pool))
 	}
 	// A build older than kernel-ready sandboxes has none to turn off.
 	if serveHas(o.Paddock, "session-kernels") {
 		args = append(args, "--session-kernels=0")
 	}
-	return append(args, c.extra...)
+	return append(args, c.Extra...)
 }
 
 // serveFlags are the flags of `paddock serve` the bench relies on.
@@ -115,9 +115,9 @@ func serveHas(paddock, flag string) bool {
 	return strings.Contains(text, "-"+flag+" ") || strings.Contains(text, "-"+flag+"\n")
 }
 
-// checkServeFlags fails early, naming them, when the paddock binary lacks
+// CheckServeFlags fails early, naming them, when the paddock binary lacks
 // flags the bench passes.
-func checkServeFlags(ctx context.Context, paddock string) error {
+func CheckServeFlags(ctx context.Context, paddock string) error {
 	var missing []string
 	for _, f := range serveFlags {
 		if !serveHas(paddock, f) {
@@ -130,9 +130,9 @@ func checkServeFlags(ctx context.Context, paddock string) error {
 	return nil
 }
 
-// server is a `paddock serve` child process on a free loopback port.
-type server struct {
-	cfg   serverConfig
+// Server is a `paddock serve` child process on a free loopback port.
+type Server struct {
+	cfg   Config
 	cmd   *exec.Cmd
 	base  string
 	state string
@@ -142,8 +142,25 @@ type server struct {
 	waitErr error
 }
 
-func startServer(ctx context.Context, o bench.Options, cfg serverConfig) (*server, error) {
-	port, err := freePort()
+// URL is the server's base URL: http://127.0.0.1:port.
+func (s *Server) URL() string { return s.base }
+
+// Client is the HTTP client the bench talks to the server with.
+func (s *Server) Client() *http.Client { return s.http }
+
+// StateDir is the server's --state-dir, private to it.
+func (s *Server) StateDir() string { return s.state }
+
+// PID is the server's process ID.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
+
+// Config is what the server was started with.
+func (s *Server) Config() Config { return s.cfg }
+
+// Start starts `paddock serve` with cfg on a free loopback port, its
+// state in a directory of its own, and waits until it is ready.
+func Start(ctx context.Context, o bench.Options, cfg Config) (*Server, error) {
+	port, err := FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -154,10 +171,10 @@ func startServer(ctx context.Context, o bench.Options, cfg serverConfig) (*serve
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.CommandContext(ctx, o.Paddock, cfg.args(o, addr, state)...)
 	cmd.Stderr = os.Stderr
-	if cfg.stderr != nil {
-		cmd.Stderr = cfg.stderr
+	if cfg.Stderr != nil {
+		cmd.Stderr = cfg.Stderr
 	}
-	if cfg.shipped {
+	if cfg.Shipped {
 		cmd.Env = withoutPaddockEnv(os.Environ())
 	}
 	// On cancellation the server gets SIGTERM and cleans up its sandboxes.
@@ -166,7 +183,7 @@ func startServer(ctx context.Context, o bench.Options, cfg serverConfig) (*serve
 		_ = os.RemoveAll(state)
 		return nil, err
 	}
-	s := &server{cfg: cfg, cmd: cmd, base: "http://" + addr, state: state, exited: make(chan struct{}),
+	s := &Server{cfg: cfg, cmd: cmd, base: "http://" + addr, state: state, exited: make(chan struct{}),
 		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}}
 	go func() { s.waitErr = cmd.Wait(); close(s.exited) }()
 	deadline := time.Now().Add(3 * time.Minute)
@@ -174,9 +191,9 @@ func startServer(ctx context.Context, o bench.Options, cfg serverConfig) (*serve
 		select {
 		case <-s.exited:
 			_ = os.RemoveAll(state)
-			return nil, fmt.Errorf("%s server: paddock serve exited: %v", cfg.name, s.waitErr)
+			return nil, fmt.Errorf("%s server: paddock serve exited: %v", cfg.Name, s.waitErr)
 		case <-ctx.Done():
-			return nil, errors.Join(ctx.Err(), s.stop())
+			return nil, errors.Join(ctx.Err(), s.Stop())
 		default:
 		}
 		resp, err := s.http.Get(s.base + "/readyz")
@@ -188,29 +205,31 @@ func startServer(ctx context.Context, o bench.Options, cfg serverConfig) (*serve
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return nil, errors.Join(fmt.Errorf("%s server did not become ready in 3 minutes", cfg.name), s.stop())
+	return nil, errors.Join(fmt.Errorf("%s server did not become ready in 3 minutes", cfg.Name), s.Stop())
 }
 
-// finish keeps the server's pool metrics in rep, then stops it.
-func (s *server) finish(ctx context.Context, rep *report.Report) error {
-	if m, err := s.poolMetrics(context.WithoutCancel(ctx)); err == nil {
+// Finish keeps the server's pool metrics in rep, then stops it.
+func (s *Server) Finish(ctx context.Context, rep *report.Report) error {
+	if m, err := s.PoolMetrics(context.WithoutCancel(ctx)); err == nil {
 		if rep.ServerMetrics == nil {
 			rep.ServerMetrics = map[string][]string{}
 		}
-		rep.ServerMetrics[s.cfg.name] = m
+		rep.ServerMetrics[s.cfg.Name] = m
 	}
-	return s.stop()
+	return s.Stop()
 }
 
-func (s *server) stop() error {
+// Stop ends the server (SIGTERM: it cleans up its sandboxes), waits for
+// it and removes its state directory.
+func (s *Server) Stop() error {
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	<-s.exited
 	_ = os.RemoveAll(s.state)
 	return s.waitErr
 }
 
-// poolState is one template's entry in GET /v1/templates.
-type poolState struct {
+// PoolState is one template's entry in GET /v1/templates.
+type PoolState struct {
 	Name     string `json:"name"`
 	Language string `json:"language"`
 	// Limits are the template's resource limits, compared as they come.
@@ -227,7 +246,8 @@ type poolState struct {
 	} `json:"pool"`
 }
 
-func (s *server) pools(ctx context.Context) (map[string]poolState, error) {
+// Pools reads GET /v1/templates: each template's pool, by name.
+func (s *Server) Pools(ctx context.Context) (map[string]PoolState, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/v1/templates", nil)
 	if err != nil {
 		return nil, err
@@ -238,44 +258,44 @@ func (s *server) pools(ctx context.Context) (map[string]poolState, error) {
 	}
 	defer resp.Body.Close()
 	var list struct {
-		Templates []poolState `json:"templates"`
+		Templates []PoolState `json:"templates"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
 		return nil, fmt.Errorf("GET /v1/templates: %w", err)
 	}
-	out := make(map[string]poolState, len(list.Templates))
+	out := make(map[string]PoolState, len(list.Templates))
 	for _, t := range list.Templates {
 		out[t.Name] = t
 	}
 	return out, nil
 }
 
-// awaitFull polls the template listing until name's pool is full, so
+// AwaitFull polls the template listing until name's pool is full, so
 // that no refill competes with the measured run for the two CPUs.
-func (s *server) awaitFull(ctx context.Context, name string) error {
-	return s.awaitListing(ctx, fmt.Sprintf("the %s pool to fill", name), func(ps map[string]poolState) bool {
+func (s *Server) AwaitFull(ctx context.Context, name string) error {
+	return s.awaitListing(ctx, fmt.Sprintf("the %s pool to fill", name), func(ps map[string]PoolState) bool {
 		t, ok := ps[name]
 		return ok && t.Pool.Ready > 0 && t.Pool.Ready >= t.Pool.Target
 	})
 }
 
-// awaitQuiet polls the template listing until every template's pool is
+// AwaitQuiet polls the template listing until every template's pool is
 // full and nothing is starting, neither a sandbox nor a kernel ahead of a
 // session: what a measurement "on an idle machine" needs. Taking a pooled
 // sandbox (a session's create, a one-shot) starts its refill, which runs
 // beside whatever is measured next; a Node refill boots and takes about
 // half a second of CPU.
-func (s *server) awaitQuiet(ctx context.Context) error {
+func (s *Server) AwaitQuiet(ctx context.Context) error {
 	return s.awaitListing(ctx, "every pool to fill and no start to run", quiet)
 }
 
 // awaitListing polls the template listing, for at most two minutes, until
 // done holds of it; what says what is waited for in the error.
-func (s *server) awaitListing(ctx context.Context, what string, done func(map[string]poolState) bool) error {
+func (s *Server) awaitListing(ctx context.Context, what string, done func(map[string]PoolState) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for {
-		ps, err := s.pools(ctx)
+		ps, err := s.Pools(ctx)
 		if err != nil {
 			return err
 		}
@@ -291,7 +311,7 @@ func (s *server) awaitListing(ctx context.Context, what string, done func(map[st
 }
 
 // quiet reports whether every pool in ps is full with nothing starting.
-func quiet(ps map[string]poolState) bool {
+func quiet(ps map[string]PoolState) bool {
 	for _, t := range ps {
 		if t.Pool.Ready < t.Pool.Target || t.Pool.Starting > 0 || t.Pool.KernelsStarting > 0 {
 			return false
@@ -303,8 +323,8 @@ func quiet(ps map[string]poolState) bool {
 // pollInterval is how often the bench polls the server's listing: well
 // under the shipped per-tenant request rate (20/s) on a server as
 // shipped, whose limit the measured runs share.
-func (s *server) pollInterval() time.Duration {
-	if s.cfg.shipped {
+func (s *Server) pollInterval() time.Duration {
+	if s.cfg.Shipped {
 		return 100 * time.Millisecond
 	}
 	return 20 * time.Millisecond
@@ -322,7 +342,8 @@ func withoutPaddockEnv(env []string) []string {
 	return out
 }
 
-func freePort() (int, error) {
+// FreePort is a TCP port free on loopback a moment ago.
+func FreePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

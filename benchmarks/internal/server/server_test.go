@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"slices"
@@ -22,7 +22,7 @@ func TestRetryAfter(t *testing.T) {
 // PADDOCK_* variables.
 func TestShippedServerArgs(t *testing.T) {
 	o := bench.Options{Runsc: "/r/runsc", Agent: "/b/agent", Cache: "/c", Snapshots: "/s"}
-	got := serverConfig{name: "steady", shipped: true, pool: 3, templates: []string{"python"}}.args(o, "127.0.0.1:9", "/state")
+	got := Config{Name: "steady", Shipped: true, Pool: 3, Templates: []string{"python"}}.args(o, "127.0.0.1:9", "/state")
 	want := []string{"serve", "--listen=127.0.0.1:9", "--cache-dir=/c", "--state-dir=/state", "--runsc=/r/runsc", "--agent=/b/agent", "--snapshot-dir=/s"}
 	if !slices.Equal(got, want) {
 		t.Errorf("args = %q\nwant %q", got, want)

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"os"
@@ -28,7 +28,7 @@ func TestReadyStartKindsCountsTheLanguagesSandboxes(t *testing.T) {
 	sandbox("pd-2", "python", false)
 	sandbox("pd-3", "python", true)
 	sandbox("pd-4", "node", false)
-	s := &server{state: state}
+	s := &Server{state: state}
 	got, err := s.readyStartKinds("python")
 	if err != nil {
 		t.Fatal(err)

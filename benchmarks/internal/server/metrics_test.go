@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"reflect"
@@ -44,7 +44,7 @@ func TestSnapshotState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.template, func(t *testing.T) {
-			if got := snapshotState(samples, tt.template); got != tt.want {
+			if got := SnapshotState(samples, tt.template); got != tt.want {
 				t.Errorf("snapshotState(%q) = %q, want %q", tt.template, got, tt.want)
 			}
 		})

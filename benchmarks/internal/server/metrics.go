@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bufio"
@@ -11,11 +11,11 @@ import (
 	"strings"
 )
 
-// poolMetrics returns the server's paddock_pool_* samples from GET
+// PoolMetrics returns the server's paddock_pool_* samples from GET
 // /metrics: its pool gauges and counters (hits, misses, restores, restore
 // failures…), kept in the JSON report as evidence of how sandboxes were
 // made.
-func (s *server) poolMetrics(ctx context.Context) ([]string, error) {
+func (s *Server) PoolMetrics(ctx context.Context) ([]string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/metrics", nil)
 	if err != nil {
 		return nil, err
@@ -47,9 +47,9 @@ func filterPoolMetrics(r io.Reader) ([]string, error) {
 
 var snapshotStateLine = regexp.MustCompile(`^paddock_pool_snapshot_state\{(.*)\} 1$`)
 
-// snapshotState finds the current snapshot state of template in pool
+// SnapshotState finds the current snapshot state of template in pool
 // metrics samples, or "" when they don't say.
-func snapshotState(samples []string, template string) string {
+func SnapshotState(samples []string, template string) string {
 	for _, line := range samples {
 		m := snapshotStateLine.FindStringSubmatch(line)
 		if m == nil || !strings.Contains(m[1], `template="`+template+`"`) {
@@ -77,10 +77,10 @@ func counterValue(samples []string, metric, template string) (float64, bool) {
 	return 0, false
 }
 
-// madeCounts reads how many sandboxes of template s has made so far, by
+// MadeCounts reads how many sandboxes of template s has made so far, by
 // restore and by cold start.
-func (s *server) madeCounts(ctx context.Context, template string) (map[string]int, error) {
-	m, err := s.poolMetrics(ctx)
+func (s *Server) MadeCounts(ctx context.Context, template string) (map[string]int, error) {
+	m, err := s.PoolMetrics(ctx)
 	if err != nil {
 		return nil, err
 	}
