@@ -109,7 +109,7 @@ func abortedAs(language string, r runner.Reason) (ename, evalue string) {
 	switch r {
 	case runner.ReasonInterrupted:
 		if language == "python" {
-			return "KeyboardInterrupt", "interrupted"
+			return "KeyboardInterrupt", "" // str(KeyboardInterrupt()), as ipykernel shows it
 		}
 		return "Interrupted", "the cell was interrupted"
 	case runner.ReasonTimeout:
