@@ -93,7 +93,8 @@ func TestE2EJupyterHeadlessRunners(t *testing.T) {
 			jupyterMissing(t, "Debian's python3-"+mod)
 		}
 	}
-	e := newE2EWith(t)
+	// A cell may run for two minutes: the quiet cell below runs for 45 s.
+	e := newE2EWith(t, "--max-timeout=2m")
 	dir := t.TempDir()
 	nb := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -121,6 +122,17 @@ func TestE2EJupyterHeadlessRunners(t *testing.T) {
 			t.Errorf("Paddock's Jupyter door ran %d cells, want the notebook's 6", n)
 		}
 		sameReport(t, "through Paddock", got, headlessNodeReport)
+	})
+	t.Run("a quiet cell past the client's socket timeout", func(t *testing.T) {
+		// The gateway kernel client reads its socket with a 40-s timeout
+		// (KERNEL_LAUNCH_TIMEOUT) and gives up on a silent server: the
+		// door's pings (every 30 s) keep it reading through a cell that
+		// prints nothing for 45 s.
+		quiet := nb("quiet.ipynb", `{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [],
+  "source": "import time\ntime.sleep(45)\nprint('slept')"}],
+ "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}, "nbformat": 4, "nbformat_minor": 4}`)
+		got := headless(t, e, "nbclient_run.py", "gateway", quiet, filepath.Join(dir, "quiet-gw.ipynb"))
+		sameReport(t, "through Paddock", got, `{"kernel": "python", "cells": [{"count": 1, "outputs": [{"type": "stream", "name": "stdout", "text": "slept\n"}]}]}`)
 	})
 	t.Run("nbconvert --execute", func(t *testing.T) {
 		// nbconvert's timeout is one for every cell: the notebook without

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
@@ -70,6 +71,7 @@ func (d *door) channels(c *gin.Context) {
 	defer d.hubs.leave(k.hub, k)
 	ctx := context.WithoutCancel(c.Request.Context())
 	go k.write(ctx)
+	go k.ping(ctx)
 	go k.serveShell()
 	if s.State == kernels.StateLost {
 		k.hub.status("dead", nil)
@@ -166,6 +168,27 @@ func (k *conn) write(ctx context.Context) {
 				k.close("write failed")
 				return
 			}
+		}
+	}
+}
+
+// ping pings the client every PingInterval while the connection is
+// open, as Jupyter Server does, so that a cell printing nothing for a
+// while does not look like a dead server to a client reading with a
+// timeout. A pong that does not come within the interval is let be: the
+// read loop ends the connection once it is really gone.
+func (k *conn) ping(ctx context.Context) {
+	every := k.d.opts.PingInterval
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-k.done:
+			return
+		case <-t.C:
+			pctx, cancel := context.WithTimeout(ctx, every)
+			_ = k.ws.Ping(pctx)
+			cancel()
 		}
 	}
 }

@@ -3,6 +3,7 @@ package jupyterdoor
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -15,6 +16,10 @@ const doorName = "jupyter"
 // Defaults of Options.
 const (
 	DefaultMaxMessageBytes = 16 << 20
+	// DefaultPingInterval is Jupyter Server's own (30 s): a client that
+	// reads its socket with a timeout (jupyter_client's gateway client,
+	// 40 s) would take a quiet cell for a dead server without the pings.
+	DefaultPingInterval = 30 * time.Second
 	// maxJupyterSessions bounds the /api/sessions records of one tenant.
 	maxJupyterSessions = 256
 )
@@ -24,6 +29,9 @@ type Options struct {
 	// MaxMessageBytes caps one WebSocket message from a client;
 	// 0 is DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+	// PingInterval is how often an open kernel WebSocket is pinged;
+	// 0 is DefaultPingInterval.
+	PingInterval time.Duration
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -42,6 +50,9 @@ type door struct {
 func Mount(r *gin.Engine, svc *core.Service, opts Options) {
 	if opts.MaxMessageBytes <= 0 {
 		opts.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if opts.PingInterval <= 0 {
+		opts.PingInterval = DefaultPingInterval
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

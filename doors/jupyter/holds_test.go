@@ -26,6 +26,12 @@ var holdSecret = []byte("a-jupyter-door-test-secret-of-32-bytes")
 // auth on and maxConns connections per tenant.
 func holdServer(t *testing.T, maxConns int) (*httptest.Server, *core.Service) {
 	t.Helper()
+	return doorServer(t, maxConns, Options{})
+}
+
+// doorServer is holdServer with the door's options.
+func doorServer(t *testing.T, maxConns int, opts Options) (*httptest.Server, *core.Service) {
+	t.Helper()
 	p, err := pool.New(&runnertest.Runtime{}, pool.Config{Templates: []pool.Template{
 		{Name: "python", Spec: runner.Spec{Language: "python"}},
 	}}, nil)
@@ -49,7 +55,7 @@ func holdServer(t *testing.T, maxConns int) (*httptest.Server, *core.Service) {
 	}
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
-	Mount(e, svc, Options{})
+	Mount(e, svc, opts)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	return srv, svc

@@ -1,10 +1,15 @@
 package jupyterdoor
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -356,4 +361,35 @@ func hdrID(frame []byte) string {
 	}
 	s = s[i+len(`"msg_id":"`):]
 	return s[:strings.IndexByte(s, '"')]
+}
+
+// An open kernel socket is pinged, as Jupyter Server pings its own, so
+// that a client reading with a timeout (jupyter_client's gateway client
+// gives up after 40 s without a frame) outlives a quiet cell. The client
+// here speaks raw WebSocket to see the ping frame itself.
+func TestKernelSocketIsPinged(t *testing.T) {
+	srv, svc := doorServer(t, 0, Options{PingInterval: 20 * time.Millisecond})
+	token, id := kernelFor(t, svc, "alice")
+	nc, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	_ = nc.SetDeadline(time.Now().Add(wireTimeout)) // a safety net
+	fmt.Fprintf(nc, "GET /api/kernels/%s/channels?token=%s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", id, token, nc.RemoteAddr())
+	br := bufio.NewReader(nc)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade: %v %v", resp, err)
+	}
+	// The door sends nothing unasked but pings: the first frame is one
+	// (FIN, opcode 9, unmasked).
+	var head [2]byte
+	if _, err := io.ReadFull(br, head[:]); err != nil {
+		t.Fatalf("no frame: %v", err)
+	}
+	if head[0] != 0x89 {
+		t.Fatalf("first frame %#x, want a ping (0x89)", head[0])
+	}
 }
