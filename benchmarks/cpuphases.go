@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paddock-dev/paddock/benchmarks/internal/baseline"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
@@ -127,7 +128,7 @@ func cpuPhase(ctx context.Context, o bench.Options, w io.Writer) error {
 			return fmt.Errorf("%s raw runsc: %w", l.Name, err)
 		}
 		empty, err := rawCPU(ctx, o, l, cg, "empty sandbox", "runsc run + delete of /bin/true, same limits (the least one sandbox per run costs)",
-			emptyProgram, langs.Prints(""))
+			baseline.EmptyProgram, langs.Prints(""))
 		if err != nil {
 			return fmt.Errorf("%s empty sandbox: %w", l.Name, err)
 		}
@@ -151,7 +152,7 @@ func cpuSpec(o bench.Options, name string) (runner.Spec, error) {
 	}
 	return runner.Spec{Template: t.Name, Language: t.Language, Rootfs: img.Path,
 		RootfsID: img.Key + "@" + img.BuiltAt.UTC().Format(time.RFC3339Nano),
-		Warmup:   t.Warmup, Limits: templateLimits(t.Limits)}, nil
+		Warmup:   t.Warmup, Limits: baseline.TemplateLimits(t.Limits)}, nil
 }
 
 // cpuRuntime is one gVisor runtime of the bench's own, with a hook on its
@@ -177,7 +178,7 @@ func newCPURuntime(ctx context.Context, o bench.Options, dir string, spec runner
 	if err != nil {
 		return nil, err
 	}
-	rt, err := runsc.New(runsc.Config{Runsc: o.Runsc, StateDir: dir, Agent: agent, Platform: rawPlatform,
+	rt, err := runsc.New(runsc.Config{Runsc: o.Runsc, StateDir: dir, Agent: agent, Platform: baseline.Platform,
 		SnapshotDir: filepath.Join(dir, "snapshots"), Gofer: o.Gofer})
 	if err != nil {
 		return nil, err
@@ -363,24 +364,24 @@ func sub(argv []string) string {
 // column what it has beyond the cgroup's.
 func rawCPU(ctx context.Context, o bench.Options, l langs.Lang, cg cpuCgroup, variant, kind string, argv []string, printed func(string) bool) (cpuTable, error) {
 	t := cpuTable{lang: l.Name, variant: variant, kind: kind}
-	rt, err := newRawRuntime(o, l.Name)
+	rt, err := baseline.NewRuntime(o, l.Name)
 	if err != nil {
 		return t, err
 	}
-	defer rt.close()
+	defer rt.Close()
 	for i := range o.CPUPhasesN + 1 {
 		var s cpuSample
 		// A raw run has no steps between up and destroy.
 		s[stepReady].valid, s[stepIdle].valid, s[stepRun].valid = true, true, true
-		id := rawID()
+		id := baseline.NewID()
 		self0, begin := selfCPU(), time.Now()
-		bundle, err := rt.bundle(id, argv)
+		bundle, err := rt.Bundle(id, argv)
 		if err != nil {
 			return t, err
 		}
 		before := cg.children()
-		cmd := rt.command(ctx, true, "run", "--bundle="+bundle, id)
-		out, runErr := output(ctx, cmd)
+		cmd := rt.Command(ctx, true, "run", "--bundle="+bundle, id)
+		out, runErr := baseline.Output(ctx, cmd)
 		ran, self1 := time.Now(), selfCPU()
 		box, ok := parentShare(before, cg.children(), id)
 		if runErr == nil && !printed(out) {
@@ -399,9 +400,9 @@ func rawCPU(ctx context.Context, o bench.Options, l langs.Lang, cg cpuCgroup, va
 		}
 
 		before = cg.children()
-		del := rt.command(ctx, false, "delete", "--force", id)
+		del := rt.Command(ctx, false, "delete", "--force", id)
 		delErr := del.Run()
-		rmErr := os.RemoveAll(filepath.Join(rt.dir, "bundles", id))
+		rmErr := rt.RemoveBundle(id)
 		gone, self2 := time.Now(), selfCPU()
 		dying, ok := parentShare(before, cg.children(), id)
 		var delCPU time.Duration

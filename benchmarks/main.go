@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paddock-dev/paddock/benchmarks/internal/baseline"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/chart"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
@@ -176,8 +177,8 @@ func run(ctx context.Context, o bench.Options) error {
 	if err != nil {
 		rep.MemoryNote = "memory not measured: " + err.Error()
 	}
-	rs := &rawRuntimes{o: o}
-	defer rs.close()
+	rs := baseline.NewRuntimes(o)
+	defer rs.Close()
 
 	// Each --X-only flag names the phases it keeps by their titles'
 	// beginnings; with any of them set, only those phases run.
@@ -201,14 +202,14 @@ func run(ctx context.Context, o bench.Options) error {
 	if o.CPUPhasesN > 0 {
 		phase("CPU per phase of a one-shot (in-process runtime, no server)", func() error { return cpuPhase(ctx, o, os.Stdout) })
 	}
-	phase("native baselines (the templates' interpreters from their root filesystems, then the host's)", func() error { return nativePhase(ctx, o, &rep) })
+	phase("native baselines (the templates' interpreters from their root filesystems, then the host's)", func() error { return baseline.NativePhase(ctx, o, &rep) })
 	if o.NativeRSSN > 0 {
 		phase("memory: native RSS of each template's interpreter, warmed up and idle (its root filesystem, no sandbox)", func() error { return nativeRSSPhase(ctx, o, &rep) })
 	}
 	if o.MemoryOnly {
 		phase("memory: idle pooled sandboxes of every template on one server (snapshots on)", func() error { return memoryPhase(ctx, o, cg, &rep) })
 	}
-	phase("raw runsc baselines (Paddock's limits, delete included)", func() error { return rawPhase(ctx, rs, o, &rep) })
+	phase("raw runsc baselines (Paddock's limits, delete included)", func() error { return baseline.RawPhase(ctx, rs, o, &rep) })
 	phase(fmt.Sprintf("pooled server (pool %d, snapshots on): warm idle and busy, sessions, memory", o.Pool), func() error { return pooledPhase(ctx, o, cg, &rep) })
 	switch {
 	case o.Steady:
@@ -243,7 +244,7 @@ func run(ctx context.Context, o bench.Options) error {
 	if o.SlimN > 0 {
 		phase("python-slim beside python: warm and restored print(1), idle memory, snapshot sizes", func() error { return slimPhase(ctx, o, cg, &rep) })
 	}
-	phase("raw runsc rates (restore and run, delete included)", func() error { return rawRatePhase(ctx, rs, o, &rep) })
+	phase("raw runsc rates (restore and run, delete included)", func() error { return baseline.RawRatePhase(ctx, rs, o, &rep) })
 	if o.Runc {
 		phase("the same on runc (plain containers, the host's kernel): cold, warm, sessions, memory, throughput", func() error { return runcPhase(ctx, o, cg, &rep) })
 	}

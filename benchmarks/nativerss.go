@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paddock-dev/paddock/benchmarks/internal/baseline"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
@@ -60,19 +61,19 @@ func nativeRSSPhase(ctx context.Context, o bench.Options, rep *report.Report) er
 		if err != nil {
 			return err
 		}
-		fs, err := templateRootfs(o.Cache, name)
+		fs, err := baseline.TemplateRootfs(o.Cache, name)
 		if err != nil {
 			return err
 		}
 		r := report.NativeRSS{Template: name, Note: fmt.Sprintf("%s from the rootfs: warm-up, then idle %s", l.Native[0], nativeRSSSettle)}
-		err = inReadOnlyRoot(fs, func(root string) error {
+		err = baseline.InReadOnlyRoot(fs, func(root string) error {
 			// matplotlib's warm-up writes its cache under /tmp, which a
 			// sandbox has writable: so does this private view.
 			if err := syscall.Mount("tmpfs", filepath.Join(root, "tmp"), "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777,size=64m"); err != nil {
 				return fmt.Errorf("mounting a tmpfs on %s/tmp: %w", root, err)
 			}
 			for range o.NativeRSSN {
-				s, err := idleRSS(ctx, rootfsCommand(root, append([]string{l.Native[0]}, tail...)), nativeRSSSettle)
+				s, err := idleRSS(ctx, baseline.RootfsCommand(root, append([]string{l.Native[0]}, tail...)), nativeRSSSettle)
 				if err != nil {
 					return fmt.Errorf("native RSS of %s: %w", name, err)
 				}
@@ -117,7 +118,7 @@ func idleRSS(ctx context.Context, cmd *exec.Cmd, settle time.Duration) (report.P
 			err = werr
 		}
 		if err != nil {
-			err = fmt.Errorf("%w (stderr: %s)", err, lastLine(stderr.String()))
+			err = fmt.Errorf("%w (stderr: %s)", err, baseline.LastLine(stderr.String()))
 		}
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
 			s.MaxRSS = uint64(ru.Maxrss) << 10 // kibibytes on Linux

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
-	"slices"
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
@@ -16,123 +14,6 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
-
-// nativePhase times each template's own interpreter from its root
-// filesystem (the baseline), then the host's at the same path where the
-// host can run the probes.
-func nativePhase(ctx context.Context, o bench.Options, rep *report.Report) error {
-	for _, l := range langs.All {
-		fs, err := templateRootfs(o.Cache, l.Name)
-		if err != nil {
-			return err
-		}
-		var rows []stats.Row
-		err = inReadOnlyRoot(fs, func(root string) error {
-			var err error
-			rows, err = nativeRows(ctx, l, stats.ModeNative, "rootfs", o.NativeN, false, func(argv []string) *exec.Cmd { return rootfsCommand(root, argv) })
-			return err
-		})
-		rep.Rows = append(rep.Rows, rows...)
-		if err != nil {
-			return err
-		}
-		rows, err = nativeRows(ctx, l, stats.ModeHost, "host", o.NativeN, true, hostCommand)
-		rep.Rows = append(rep.Rows, rows...)
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			if len(r.Samples) == 0 {
-				bench.Progress("note: %s %s row: %s", r.Lang, r.Mode, r.Note)
-			}
-		}
-	}
-	return nil
-}
-
-// rawRuntimes are the raw runsc baselines of one bench run, one per
-// template, made on first use: a snapshotted template's checkpoint is
-// taken once and restored by every phase that needs it.
-type rawRuntimes struct {
-	o      bench.Options
-	byName map[string]*rawRuntime
-	images map[string]*rawImage
-}
-
-func (rs *rawRuntimes) get(name string) (*rawRuntime, error) {
-	if rt, ok := rs.byName[name]; ok {
-		return rt, nil
-	}
-	rt, err := newRawRuntime(rs.o, name)
-	if err != nil {
-		return nil, err
-	}
-	if rs.byName == nil {
-		rs.byName = map[string]*rawRuntime{}
-	}
-	rs.byName[name] = rt
-	return rt, nil
-}
-
-// image checkpoints l's waiting interpreter after the template's warm-up,
-// once.
-func (rs *rawRuntimes) image(ctx context.Context, l langs.Lang) (*rawRuntime, *rawImage, error) {
-	rt, err := rs.get(l.Name)
-	if err != nil {
-		return nil, nil, err
-	}
-	if img, ok := rs.images[l.Name]; ok {
-		return rt, img, nil
-	}
-	img, err := rt.checkpoint(ctx, l.Sandboxed(waitingProgram(rt.warmup)))
-	if err != nil {
-		return nil, nil, err
-	}
-	if rs.images == nil {
-		rs.images = map[string]*rawImage{}
-	}
-	rs.images[l.Name] = img
-	return rt, img, nil
-}
-
-func (rs *rawRuntimes) close() {
-	for _, rt := range rs.byName {
-		rt.close()
-	}
-}
-
-// rawPhase times raw `runsc run`s of every probe and, for snapshotted
-// templates, raw restores of the template's checkpointed interpreter.
-func rawPhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report.Report) error {
-	for _, l := range langs.All {
-		rt, err := rs.get(l.Name)
-		if err != nil {
-			return err
-		}
-		for _, p := range l.Probes {
-			r, err := rawRow(ctx, rt, l, p, o.RawN)
-			rep.Rows = append(rep.Rows, r)
-			if err != nil {
-				return err
-			}
-		}
-		if !l.Snapshotted {
-			continue
-		}
-		rt, img, err := rs.image(ctx, l)
-		if err != nil {
-			return err
-		}
-		for _, p := range l.Probes {
-			r, err := rawRestoreRow(ctx, rt, img, l, p, o.RawN)
-			rep.Rows = append(rep.Rows, r)
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
 
 // pooledPhase serves every template from pools held at o.Pool, restored
 // from snapshots where the template allows them: warm runs from a full
@@ -287,48 +168,6 @@ func coldMemoryPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep 
 	mems, err := idleMemory(ctx, s, cg, o.MemSettle)
 	rep.Memory = append(rep.Memory, mems...)
 	return err
-}
-
-// rawRatePhase measures the raw runsc rate of each throughput language
-// with the kind of start its Paddock pool uses (a restore for snapshotted
-// templates, a cold `runsc run` otherwise) and, for snapshotted ones, the
-// cold rate as well: the target in docs/architecture.md is against it.
-func rawRatePhase(ctx context.Context, rs *rawRuntimes, o bench.Options, rep *report.Report) error {
-	for _, name := range o.ThroughputLangs {
-		l, _ := langs.ByName(name)
-		if l.Snapshotted {
-			rt, img, err := rs.image(ctx, l)
-			if err != nil {
-				return err
-			}
-			bench.Progress("%s raw runsc restore rate for %s", name, o.ThroughputDuration)
-			t, err := rawRate(ctx, l, report.TargetRawRestore, o.ThroughputConcurrency, o.ThroughputDuration, func(ctx context.Context, code string) (rawResult, error) {
-				return rt.restore(ctx, img, code)
-			})
-			if err != nil {
-				return err
-			}
-			rep.Throughput = append(rep.Throughput, t)
-		}
-		if slices.ContainsFunc(rep.Throughput, func(t report.Throughput) bool {
-			return t.Lang == l.Name && t.Target == report.TargetRaw && t.Concurrency == o.ThroughputConcurrency
-		}) {
-			continue // the steady phase measured it
-		}
-		rt, err := rs.get(l.Name)
-		if err != nil {
-			return err
-		}
-		bench.Progress("%s raw runsc run rate for %s", name, o.ThroughputDuration)
-		t, err := rawRate(ctx, l, report.TargetRaw, o.ThroughputConcurrency, o.ThroughputDuration, func(ctx context.Context, code string) (rawResult, error) {
-			return rt.run(ctx, l.Sandboxed(code))
-		})
-		if err != nil {
-			return err
-		}
-		rep.Throughput = append(rep.Throughput, t)
-	}
-	return nil
 }
 
 // paddockRate measures one-shot runs of l's trivial probe against s,

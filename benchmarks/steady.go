@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/paddock-dev/paddock/benchmarks/internal/baseline"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/load"
@@ -56,7 +57,7 @@ func sameRawLimits(ts []steadyTemplate, a, b string) bool {
 }
 
 // steadyPhase runs the phase and appends its points to rep.Steady.
-func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *report.Report) (err error) {
+func steadyPhase(ctx context.Context, o bench.Options, rs *baseline.Runtimes, rep *report.Report) (err error) {
 	logf, err := os.CreateTemp("", "paddock-bench-steady-server-*.log")
 	if err != nil {
 		return err
@@ -79,7 +80,7 @@ func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *rep
 		if o.SteadyRaw && o.SteadyEmpty && len(o.SteadyClients) > 0 {
 			// Empty sandboxes, once per language at the highest client
 			// count: the ceiling of one sandbox per run.
-			empty := func(int64) ([]string, string) { return emptyProgram, "" }
+			empty := func(int64) ([]string, string) { return baseline.EmptyProgram, "" }
 			if err := sharedRawPoint(ctx, s, o, rs, ts, t, l, empties, t.language, report.TargetEmpty, slices.Max(o.SteadyClients), empty, rep); err != nil {
 				return err
 			}
@@ -114,7 +115,7 @@ func steadyPhase(ctx context.Context, o bench.Options, rs *rawRuntimes, rep *rep
 // at clients: a copy of the one stored under key in measured when it was
 // of a template with the same language and limits (the same runs raw),
 // else a new one, measured once t's pool is refilled and then stored.
-func sharedRawPoint(ctx context.Context, s *server.Server, o bench.Options, rs *rawRuntimes, ts []steadyTemplate, t steadyTemplate, l langs.Lang,
+func sharedRawPoint(ctx context.Context, s *server.Server, o bench.Options, rs *baseline.Runtimes, ts []steadyTemplate, t steadyTemplate, l langs.Lang,
 	measured map[string]report.SteadyPoint, key, target string, clients int, argv func(int64) ([]string, string), rep *report.Report) error {
 	if p, ok := measured[key]; ok && sameRawLimits(ts, p.Template, t.name) {
 		p.RawOf, p.Template = p.Template, t.name
@@ -122,7 +123,7 @@ func sharedRawPoint(ctx context.Context, s *server.Server, o bench.Options, rs *
 		bench.Progress("steady: %s, %d clients, %s: the point of %s (the same interpreter under the same limits)", t.name, clients, report.ShortTarget(target), p.RawOf)
 		return nil
 	}
-	rt, err := rs.get(t.name)
+	rt, err := rs.Get(t.name)
 	if err != nil {
 		return err
 	}
@@ -227,13 +228,13 @@ func steadyPoint(ctx context.Context, s *server.Server, t steadyTemplate, client
 
 // rawSteadyPoint keeps clients raw `runsc run` + delete going for dur,
 // under t's limits: the i-th run runs argv and must print want.
-func rawSteadyPoint(ctx context.Context, rt *rawRuntime, t steadyTemplate, target string, clients int, dur time.Duration, argv func(i int64) ([]string, string)) (report.SteadyPoint, error) {
+func rawSteadyPoint(ctx context.Context, rt *baseline.Runtime, t steadyTemplate, target string, clients int, dur time.Duration, argv func(i int64) ([]string, string)) (report.SteadyPoint, error) {
 	p := report.SteadyPoint{Template: t.name, Language: t.language, Target: target, Clients: clients, LoadBefore: loadavg()}
 	var next atomic.Int64
 	m := startCPUMeter(cpuSources{children: true})
 	tp, err := load.Loop(ctx, clients, dur, true, func(ctx context.Context) (string, time.Duration, error) {
 		args, want := argv(next.Add(1))
-		res, err := rt.run(ctx, args)
+		res, err := rt.Run(ctx, args)
 		if err == nil && res.Stdout != want {
 			err = fmt.Errorf("%s %s: stdout %q, want %q", report.ShortTarget(target), t.name, res.Stdout, want)
 		}

@@ -1,4 +1,4 @@
-package main
+package baseline
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ import (
 // row without samples whose note says why, not an error.
 func nativeRows(ctx context.Context, l langs.Lang, mode, where string, n int, optional bool, start func(argv []string) *exec.Cmd) ([]stats.Row, error) {
 	var rows []stats.Row
-	version, err := output(ctx, start(append(l.Native[:1:1], l.Version...)))
+	version, err := Output(ctx, start(append(l.Native[:1:1], l.Version...)))
 	if err != nil {
 		if !optional || ctx.Err() != nil {
 			return nil, fmt.Errorf("%s %s: %w", where, l.Native[0], err)
@@ -68,7 +68,7 @@ func nativeRow(ctx context.Context, l langs.Lang, p langs.Probe, mode string, n 
 	argv := append(append([]string(nil), l.Native...), p.Code)
 	for i := -1; i < n; i++ {
 		begin := time.Now()
-		out, err := output(ctx, start(argv))
+		out, err := Output(ctx, start(argv))
 		d := time.Since(begin)
 		if err == nil && !p.OK(out) {
 			err = fmt.Errorf("stdout %q", out)
@@ -83,9 +83,9 @@ func nativeRow(ctx context.Context, l langs.Lang, p langs.Probe, mode string, n 
 	return r, nil
 }
 
-// output runs cmd and returns its stdout; a failure carries the last line
+// Output runs cmd and returns its stdout; a failure carries the last line
 // of its stderr. ctx ending kills it.
-func output(ctx context.Context, cmd *exec.Cmd) (string, error) {
+func Output(ctx context.Context, cmd *exec.Cmd) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -98,12 +98,13 @@ func output(ctx context.Context, cmd *exec.Cmd) (string, error) {
 		return "", ctx.Err()
 	}
 	if err != nil {
-		return stdout.String(), fmt.Errorf("%w: %s", err, lastLine(stderr.String()))
+		return stdout.String(), fmt.Errorf("%w: %s", err, LastLine(stderr.String()))
 	}
 	return stdout.String(), nil
 }
 
-func lastLine(s string) string {
+// LastLine is the last line of s, trimmed.
+func LastLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		return s[i+1:]

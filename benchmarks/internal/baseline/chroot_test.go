@@ -1,4 +1,4 @@
-package main
+package baseline
 
 import (
 	"errors"
@@ -32,7 +32,7 @@ func TestReadOnlyRootRefusesWritesAndLeavesNoMount(t *testing.T) {
 	mkdir(t, filepath.Join(fs, "proc"))
 	mkdir(t, filepath.Join(fs, "workspace"))
 	var mnt string
-	err := inReadOnlyRoot(fs, func(root string) error {
+	err := InReadOnlyRoot(fs, func(root string) error {
 		mnt = root
 		if _, err := os.Stat(filepath.Join(root, "workspace")); err != nil {
 			t.Errorf("the root filesystem is not at %s: %v", root, err)
@@ -73,7 +73,7 @@ func builtRootfs(t *testing.T, name string) string {
 	if cache == "" {
 		cache = "/var/cache/paddock"
 	}
-	fs, err := templateRootfs(cache, name)
+	fs, err := TemplateRootfs(cache, name)
 	if err != nil {
 		if os.Getenv("PADDOCK_REQUIRE_GVISOR") == "1" {
 			t.Fatalf("%v (make install builds it)", err)
@@ -88,15 +88,15 @@ func TestNativeRowsRunTheTemplatesOwnPython(t *testing.T) {
 	py, _ := langs.ByName("python")
 	var rows []stats.Row
 	var readOnly string
-	err := inReadOnlyRoot(fs, func(root string) error {
-		start := func(argv []string) *exec.Cmd { return rootfsCommand(root, argv) }
+	err := InReadOnlyRoot(fs, func(root string) error {
+		start := func(argv []string) *exec.Cmd { return RootfsCommand(root, argv) }
 		var err error
 		rows, err = nativeRows(t.Context(), py, stats.ModeNative, "rootfs", 2, false, start)
 		if err != nil {
 			return err
 		}
 		// Asked, not tried: a failed try would write to the shared cache.
-		readOnly, err = output(t.Context(), start([]string{"/usr/bin/python3", "-c", "import os; print(os.statvfs('/workspace').f_flag & os.ST_RDONLY != 0)"}))
+		readOnly, err = Output(t.Context(), start([]string{"/usr/bin/python3", "-c", "import os; print(os.statvfs('/workspace').f_flag & os.ST_RDONLY != 0)"}))
 		return err
 	})
 	if err != nil {

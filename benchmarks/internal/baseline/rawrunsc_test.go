@@ -1,4 +1,4 @@
-package main
+package baseline
 
 import (
 	"encoding/json"
@@ -22,7 +22,7 @@ func TestRawSpecHasPaddocksLimitsAndTheInterpreter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := &rawRuntime{agentDir: "/agent", spec: runner.Spec{Template: "python", Language: "python", Rootfs: "/rootfs", Limits: templateLimits(tmpl.Limits)}}
+	rt := &Runtime{agentDir: "/agent", spec: runner.Spec{Template: "python", Language: "python", Rootfs: "/rootfs", Limits: TemplateLimits(tmpl.Limits)}}
 	argv := []string{"python3", "-c", "print(1)"}
 	got := rt.rawSpec("raw-0123456789abcdef", argv)
 
@@ -62,7 +62,7 @@ func TestRawSpecHasPaddocksLimitsAndTheInterpreter(t *testing.T) {
 
 // realRawRuntime is a raw runtime of the python template under the real
 // runsc, or a skip (a failure under `make test`) without one.
-func realRawRuntime(t *testing.T) *rawRuntime {
+func realRawRuntime(t *testing.T) *Runtime {
 	t.Helper()
 	builtRootfs(t, "python")
 	o := bench.Options{Runsc: os.Getenv("PADDOCK_RUNSC"), Agent: os.Getenv("PADDOCK_AGENT"), Cache: os.Getenv("PADDOCK_CACHE")}
@@ -75,17 +75,17 @@ func realRawRuntime(t *testing.T) *rawRuntime {
 		}
 		t.Skip("PADDOCK_RUNSC and PADDOCK_AGENT are not set")
 	}
-	rt, err := newRawRuntime(o, "python")
+	rt, err := NewRuntime(o, "python")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(rt.close)
+	t.Cleanup(rt.Close)
 	return rt
 }
 
 func TestGVisorRawRunAndRestoreDeleteTheirContainers(t *testing.T) {
 	rt := realRawRuntime(t)
-	res, err := rt.run(t.Context(), []string{"python3", "-c", "import os; print(os.getuid(), os.getcwd())"})
+	res, err := rt.Run(t.Context(), []string{"python3", "-c", "import os; print(os.getuid(), os.getcwd())"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,10 +94,10 @@ func TestGVisorRawRunAndRestoreDeleteTheirContainers(t *testing.T) {
 	}
 	// The steady state's empty sandboxes: /bin/true counts as a run, and a
 	// sandbox whose program fails does not.
-	if res, err := rt.run(t.Context(), []string{"/bin/true"}); err != nil || res.Stdout != "" {
+	if res, err := rt.Run(t.Context(), []string{"/bin/true"}); err != nil || res.Stdout != "" {
 		t.Errorf("empty sandbox: %+v, %v", res, err)
 	}
-	if _, err := rt.run(t.Context(), []string{"/bin/false"}); err == nil {
+	if _, err := rt.Run(t.Context(), []string{"/bin/false"}); err == nil {
 		t.Error("a raw run of /bin/false reported no error")
 	}
 	img, err := rt.checkpoint(t.Context(), []string{"python3", "-c", waitingProgram("x = 41")})
@@ -113,7 +113,7 @@ func TestGVisorRawRunAndRestoreDeleteTheirContainers(t *testing.T) {
 			t.Errorf("restore %d: %+v", i, res)
 		}
 	}
-	out, err := rt.command(t.Context(), false, "list", "--format=json").Output()
+	out, err := rt.Command(t.Context(), false, "list", "--format=json").Output()
 	if err != nil {
 		t.Fatal(err)
 	}

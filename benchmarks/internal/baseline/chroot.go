@@ -1,4 +1,4 @@
-package main
+package baseline
 
 import (
 	"fmt"
@@ -22,12 +22,12 @@ import (
 // the sandbox's PATH and locale, nothing of the host's.
 var rootfsEnv = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8", "HOME=" + ocispec.WorkDir}
 
-// inReadOnlyRoot calls f on a goroutine locked to an OS thread that has a
+// InReadOnlyRoot calls f on a goroutine locked to an OS thread that has a
 // mount namespace of its own, in which rootfs is bind-mounted read-only
 // (with a fresh /proc) at the path f is given. Processes f starts with
-// rootfsCommand see that view. The thread is never unlocked, so Go ends
+// RootfsCommand see that view. The thread is never unlocked, so Go ends
 // it with the goroutine and its namespace and mounts go with it.
-func inReadOnlyRoot(rootfs string, f func(root string) error) error {
+func InReadOnlyRoot(rootfs string, f func(root string) error) error {
 	mnt, err := os.MkdirTemp("", "paddock-bench-native-")
 	if err != nil {
 		return err
@@ -70,10 +70,10 @@ func privateReadOnlyBind(rootfs, mnt string) error {
 	return nil
 }
 
-// rootfsCommand is argv run chrooted into root as the sandbox user, in
-// /workspace. Call it, and start the command, on inReadOnlyRoot's
+// RootfsCommand is argv run chrooted into root as the sandbox user, in
+// /workspace. Call it, and start the command, on InReadOnlyRoot's
 // goroutine: the child inherits that thread's mount namespace.
-func rootfsCommand(root string, argv []string) *exec.Cmd {
+func RootfsCommand(root string, argv []string) *exec.Cmd {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = rootfsEnv
 	cmd.Dir = ocispec.WorkDir

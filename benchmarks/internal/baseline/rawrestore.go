@@ -1,4 +1,4 @@
-package main
+package baseline
 
 import (
 	"bufio"
@@ -23,8 +23,8 @@ import (
 // restore brings it up with fresh stdio pipes, writes the program, reads
 // the first line it prints and deletes the container.
 
-// rawImage is a checkpointed raw container.
-type rawImage struct {
+// Image is a checkpointed raw container.
+type Image struct {
 	dir  string
 	argv []string // the checkpointed process, which restores need in their spec
 }
@@ -81,6 +81,7 @@ type tail struct {
 	buf bytes.Buffer
 }
 
+// Write keeps the first 4 KiB written.
 func (t *tail) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -90,16 +91,17 @@ func (t *tail) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// String is the last line kept.
 func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return lastLine(t.buf.String())
+	return LastLine(t.buf.String())
 }
 
 // up runs `runsc run --detach` or `runsc restore --detach` (sub and its
 // arguments) for container id with p as its stdio.
-func (rt *rawRuntime) up(ctx context.Context, p *pipes, args ...string) error {
-	cmd := rt.command(ctx, true, args...)
+func (rt *Runtime) up(ctx context.Context, p *pipes, args ...string) error {
+	cmd := rt.Command(ctx, true, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.inR, p.outW, p.errW
 	err := cmd.Run()
 	p.handedOver()
@@ -132,13 +134,13 @@ func readLine(ctx context.Context, r *os.File) (string, error) {
 
 // checkpoint starts argv, waits for it to print "ready" and checkpoints
 // it into a new image.
-func (rt *rawRuntime) checkpoint(ctx context.Context, argv []string) (*rawImage, error) {
-	img := &rawImage{dir: filepath.Join(rt.dir, "images", rawID()), argv: argv}
+func (rt *Runtime) checkpoint(ctx context.Context, argv []string) (*Image, error) {
+	img := &Image{dir: filepath.Join(rt.dir, "images", NewID()), argv: argv}
 	if err := os.MkdirAll(img.dir, 0o700); err != nil {
 		return nil, err
 	}
-	id := rawID()
-	bundle, err := rt.bundle(id, argv)
+	id := NewID()
+	bundle, err := rt.Bundle(id, argv)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +160,7 @@ func (rt *rawRuntime) checkpoint(ctx context.Context, argv []string) (*rawImage,
 		}
 	}
 	if err == nil {
-		err = rt.command(ctx, false, "checkpoint", "--image-path="+img.dir, id).Run()
+		err = rt.Command(ctx, false, "checkpoint", "--image-path="+img.dir, id).Run()
 		if err != nil {
 			err = fmt.Errorf("runsc checkpoint: %w", err)
 		}
@@ -171,11 +173,11 @@ func (rt *rawRuntime) checkpoint(ctx context.Context, argv []string) (*rawImage,
 
 // restore brings a container up from img, has it run code, reads the
 // first line of its output and deletes it, all timed.
-func (rt *rawRuntime) restore(ctx context.Context, img *rawImage, code string) (rawResult, error) {
-	var res rawResult
-	id := rawID()
+func (rt *Runtime) restore(ctx context.Context, img *Image, code string) (Result, error) {
+	var res Result
+	id := NewID()
 	begin := time.Now()
-	bundle, err := rt.bundle(id, img.argv)
+	bundle, err := rt.Bundle(id, img.argv)
 	if err != nil {
 		return res, err
 	}
@@ -205,7 +207,7 @@ func (rt *rawRuntime) restore(ctx context.Context, img *rawImage, code string) (
 }
 
 // rawRestoreRow times n raw restores running p.
-func rawRestoreRow(ctx context.Context, rt *rawRuntime, img *rawImage, l langs.Lang, p langs.Probe, n int) (stats.Row, error) {
+func rawRestoreRow(ctx context.Context, rt *Runtime, img *Image, l langs.Lang, p langs.Probe, n int) (stats.Row, error) {
 	r := stats.Row{Lang: l.Name, Probe: p.Name, Mode: stats.ModeRawRestore}
 	for range n {
 		res, err := rt.restore(ctx, img, p.Code)
