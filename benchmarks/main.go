@@ -19,6 +19,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/chart"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/memory"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/templates"
@@ -204,10 +205,10 @@ func run(ctx context.Context, o bench.Options) error {
 	}
 	phase("native baselines (the templates' interpreters from their root filesystems, then the host's)", func() error { return baseline.NativePhase(ctx, o, &rep) })
 	if o.NativeRSSN > 0 {
-		phase("memory: native RSS of each template's interpreter, warmed up and idle (its root filesystem, no sandbox)", func() error { return nativeRSSPhase(ctx, o, &rep) })
+		phase("memory: native RSS of each template's interpreter, warmed up and idle (its root filesystem, no sandbox)", func() error { return memory.NativeRSSPhase(ctx, o, &rep) })
 	}
 	if o.MemoryOnly {
-		phase("memory: idle pooled sandboxes of every template on one server (snapshots on)", func() error { return memoryPhase(ctx, o, cg, &rep) })
+		phase("memory: idle pooled sandboxes of every template on one server (snapshots on)", func() error { return memory.Phase(ctx, o, cg, &rep) })
 	}
 	phase("raw runsc baselines (Paddock's limits, delete included)", func() error { return baseline.RawPhase(ctx, rs, o, &rep) })
 	phase(fmt.Sprintf("pooled server (pool %d, snapshots on): warm idle and busy, sessions, memory", o.Pool), func() error { return pooledPhase(ctx, o, cg, &rep) })
@@ -239,7 +240,7 @@ func run(ctx context.Context, o bench.Options) error {
 	phase("snapshot restores on the request path (pool 0, snapshots on)", func() error { return restorePhase(ctx, o, &rep) })
 	phase("cold starts (pool 0, snapshots off)", func() error { return coldPhase(ctx, o, &rep) })
 	if o.MemCold {
-		phase("memory of cold-started pooled python sandboxes (snapshots off)", func() error { return coldMemoryPhase(ctx, o, cg, &rep) })
+		phase("memory of cold-started pooled python sandboxes (snapshots off)", func() error { return memory.ColdPhase(ctx, o, cg, &rep) })
 	}
 	if o.SlimN > 0 {
 		phase("python-slim beside python: warm and restored print(1), idle memory, snapshot sizes", func() error { return slimPhase(ctx, o, cg, &rep) })

@@ -10,6 +10,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/load"
+	"github.com/paddock-dev/paddock/benchmarks/internal/memory"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
@@ -64,7 +65,7 @@ func pooledPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *rep
 		return nil
 	}
 	bench.Progress("reading the memory of %d idle sandboxes per template (%s)", o.Pool, cg)
-	mems, err := idleMemory(ctx, s, cg, o.MemSettle)
+	mems, err := memory.Idle(ctx, s, cg, o.MemSettle)
 	if err != nil {
 		rep.MemoryNote = "memory not measured: " + err.Error()
 	}
@@ -151,23 +152,6 @@ func coldPhase(ctx context.Context, o bench.Options, rep *report.Report) (err er
 		}
 	}
 	return nil
-}
-
-// coldMemoryPhase fills python pools by cold starts, to compare their
-// memory with restored ones.
-func coldMemoryPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *report.Report) (err error) {
-	ls := langs.Snapshotted()
-	if len(ls) == 0 || o.Pool == 0 || rep.MemoryNote != "" {
-		return nil
-	}
-	s, err := server.Start(ctx, o, server.Config{Name: "cold pooled", Templates: langs.Names(ls), Pool: o.Pool, Snapshots: false})
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, s.Finish(ctx, rep)) }()
-	mems, err := idleMemory(ctx, s, cg, o.MemSettle)
-	rep.Memory = append(rep.Memory, mems...)
-	return err
 }
 
 // paddockRate measures one-shot runs of l's trivial probe against s,

@@ -7,6 +7,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
+	"github.com/paddock-dev/paddock/benchmarks/internal/memory"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
@@ -56,7 +57,7 @@ func runcPooled(ctx context.Context, o bench.Options, cg host.Cgroups, rep *repo
 	}
 	rc := cg.ForRunc()
 	bench.Progress("reading the memory of %d idle runc sandboxes per template (%s)", o.Pool, rc)
-	mems, err := idleMemory(ctx, s, rc, o.MemSettle)
+	mems, err := memory.Idle(ctx, s, rc, o.MemSettle)
 	if err != nil {
 		rep.MemoryNote = "runc memory not measured: " + err.Error()
 	}

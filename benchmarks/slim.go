@@ -14,6 +14,7 @@ import (
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
+	"github.com/paddock-dev/paddock/benchmarks/internal/memory"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
@@ -53,7 +54,7 @@ func slimPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *repor
 
 // slimPooled waits for both snapshots and for pools refilled by restores,
 // then times warm print(1)s alternately and reads the idle pools' memory.
-func slimPooled(ctx context.Context, o bench.Options, cg host.Cgroups, s *server.Server, memory bool) ([]stats.Row, []report.MemRow, error) {
+func slimPooled(ctx context.Context, o bench.Options, cg host.Cgroups, s *server.Server, readMemory bool) ([]stats.Row, []report.MemRow, error) {
 	if err := awaitSnapshots(ctx, s, server.RestoreTimeout); err != nil {
 		return nil, nil, err
 	}
@@ -83,10 +84,10 @@ func slimPooled(ctx context.Context, o bench.Options, cg host.Cgroups, s *server
 			}
 		}
 	}
-	if !memory {
+	if !readMemory {
 		return rows, nil, nil
 	}
-	mems, err := idleMemoryByTemplate(ctx, s, cg, o.MemSettle)
+	mems, err := memory.IdleByTemplate(ctx, s, cg, o.MemSettle)
 	return rows, mems, err
 }
 
@@ -158,40 +159,6 @@ func awaitSnapshots(ctx context.Context, s *server.Server, timeout time.Duration
 		}
 		if err := bench.Sleep(ctx, 200*time.Millisecond); err != nil {
 			return err
-		}
-	}
-}
-
-// idleMemoryByTemplate is idleMemory with the sandboxes grouped by
-// template (the label Paddock puts in each bundle), not by language:
-// both templates of the pair run python.
-func idleMemoryByTemplate(ctx context.Context, s *server.Server, cg host.Cgroups, settle time.Duration) ([]report.MemRow, error) {
-	// Two minutes for the pools to become quiet, plus the settling.
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+settle)
-	defer cancel()
-	byTemplate := func() (map[string][]string, error) {
-		return host.OwnCgroups(cg.Root, func(id string) string { return filepath.Join(s.StateDir(), "bundles", id, "config.json") }, host.BundleTemplate)
-	}
-	for {
-		_, ready, err := quietCgroups(ctx, s, cg)
-		if err != nil {
-			return nil, err
-		}
-		if ready {
-			before, err := byTemplate()
-			if err != nil {
-				return nil, err
-			}
-			if err := bench.Sleep(ctx, settle); err != nil {
-				return nil, err
-			}
-			after, err := byTemplate()
-			if _, still, qerr := quietCgroups(ctx, s, cg); err == nil && qerr == nil && still && sameIDs(before, after) {
-				return readMemRows(s, cg, after)
-			}
-		}
-		if err := bench.Sleep(ctx, 100*time.Millisecond); err != nil {
-			return nil, fmt.Errorf("waiting for idle pools: %w", err)
 		}
 	}
 }

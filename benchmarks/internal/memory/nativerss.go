@@ -1,4 +1,4 @@
-package main
+package memory
 
 import (
 	"bufio"
@@ -32,9 +32,9 @@ import (
 // --mem-settle is for).
 const nativeRSSSettle = 2 * time.Second
 
-// memTemplates are the templates whose idle pooled memory the bench reads,
+// Templates are the templates whose idle pooled memory the bench reads,
 // and so whose native RSS it measures.
-var memTemplates = []string{"python", "python-slim", "node"}
+var Templates = []string{"python", "python-slim", "node"}
 
 // idlingProgram is the argv tail that runs warmup in the template's
 // language, says "ready" on stdout and then waits until stdin ends. For
@@ -49,10 +49,10 @@ func idlingProgram(language, warmup string) ([]string, error) {
 	return nil, fmt.Errorf("no idling program for language %q", language)
 }
 
-// nativeRSSPhase measures, n times per template of memTemplates, the
+// NativeRSSPhase measures, n times per template of memTemplates, the
 // resident memory of its interpreter idling after the warm-up.
-func nativeRSSPhase(ctx context.Context, o bench.Options, rep *report.Report) error {
-	for _, name := range memTemplates {
+func NativeRSSPhase(ctx context.Context, o bench.Options, rep *report.Report) error {
+	for _, name := range Templates {
 		t, l, err := langs.ForTemplate(name)
 		if err != nil {
 			return err

@@ -1,4 +1,4 @@
-package main
+package memory
 
 import (
 	"context"
@@ -17,9 +17,9 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 )
 
-// idleMemory waits until s holds its pools full and idle, with no other
+// Idle waits until s holds its pools full and idle, with no other
 // sandbox alive, then reads the memory cgroup of each of its sandboxes.
-func idleMemory(ctx context.Context, s *server.Server, cg host.Cgroups, settle time.Duration) ([]report.MemRow, error) {
+func Idle(ctx context.Context, s *server.Server, cg host.Cgroups, settle time.Duration) ([]report.MemRow, error) {
 	// Two minutes for the pools to become quiet, plus the settling.
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+settle)
 	defer cancel()
@@ -149,4 +149,38 @@ func sameIDs(a, b map[string][]string) bool {
 		}
 	}
 	return true
+}
+
+// IdleByTemplate is idleMemory with the sandboxes grouped by
+// template (the label Paddock puts in each bundle), not by language:
+// both templates of the pair run python.
+func IdleByTemplate(ctx context.Context, s *server.Server, cg host.Cgroups, settle time.Duration) ([]report.MemRow, error) {
+	// Two minutes for the pools to become quiet, plus the settling.
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+settle)
+	defer cancel()
+	byTemplate := func() (map[string][]string, error) {
+		return host.OwnCgroups(cg.Root, func(id string) string { return filepath.Join(s.StateDir(), "bundles", id, "config.json") }, host.BundleTemplate)
+	}
+	for {
+		_, ready, err := quietCgroups(ctx, s, cg)
+		if err != nil {
+			return nil, err
+		}
+		if ready {
+			before, err := byTemplate()
+			if err != nil {
+				return nil, err
+			}
+			if err := bench.Sleep(ctx, settle); err != nil {
+				return nil, err
+			}
+			after, err := byTemplate()
+			if _, still, qerr := quietCgroups(ctx, s, cg); err == nil && qerr == nil && still && sameIDs(before, after) {
+				return readMemRows(s, cg, after)
+			}
+		}
+		if err := bench.Sleep(ctx, 100*time.Millisecond); err != nil {
+			return nil, fmt.Errorf("waiting for idle pools: %w", err)
+		}
+	}
 }
