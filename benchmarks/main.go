@@ -22,6 +22,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/memory"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
+	"github.com/paddock-dev/paddock/benchmarks/internal/sessions"
 	"github.com/paddock-dev/paddock/templates"
 )
 
@@ -154,7 +155,7 @@ func run(ctx context.Context, o bench.Options) error {
 	defer os.RemoveAll(dir)
 	o.Snapshots = dir
 	if o.TailOnly {
-		return sessionTailPhase(ctx, o, os.Stdout)
+		return sessions.TailPhase(ctx, o, os.Stdout)
 	}
 	started := time.Now()
 	var rep report.Report
@@ -184,7 +185,7 @@ func run(ctx context.Context, o bench.Options) error {
 	// Each --X-only flag names the phases it keeps by their titles'
 	// beginnings; with any of them set, only those phases run.
 	var only []string
-	for on, prefix := range map[*bool]string{&o.JupyterOnly: "Jupyter", &o.SteadyOnly: "steady", &o.SlimOnly: "python-slim", &o.CPUOnly: "CPU", &o.SessionStartOnly: sessionStartTitle, &o.MemoryOnly: "memory"} {
+	for on, prefix := range map[*bool]string{&o.JupyterOnly: "Jupyter", &o.SteadyOnly: "steady", &o.SlimOnly: "python-slim", &o.CPUOnly: "CPU", &o.SessionStartOnly: sessions.StartTitle, &o.MemoryOnly: "memory"} {
 		if *on {
 			only = append(only, prefix)
 		}
@@ -229,7 +230,7 @@ func run(ctx context.Context, o bench.Options) error {
 		phase("server as shipped (adaptive pools, snapshots on): throughput", func() error { return shippedPhase(ctx, o, &rep) })
 	}
 	if o.TailN > 0 {
-		phase("session tail (idle, then while one-shots stream)", func() error { return sessionTailPhase(ctx, o, os.Stdout) })
+		phase("session tail (idle, then while one-shots stream)", func() error { return sessions.TailPhase(ctx, o, os.Stdout) })
 	}
 	if o.E2BN > 0 {
 		phase("E2B door against /v1 (pool "+strconv.Itoa(o.Pool)+", snapshots on): create → first result", func() error { return e2bPhase(ctx, o, &rep) })
@@ -250,7 +251,7 @@ func run(ctx context.Context, o bench.Options) error {
 		phase("the same on runc (plain containers, the host's kernel): cold, warm, sessions, memory, throughput", func() error { return runcPhase(ctx, o, cg, &rep) })
 	}
 	if o.SessionStartN > 0 {
-		phase(sessionStartTitle, func() error { return sessionStartPhase(ctx, o, &rep) })
+		phase(sessions.StartTitle, func() error { return sessions.StartPhase(ctx, o, &rep) })
 	}
 	if o.JupyterN > 0 {
 		phase("Jupyter cell round trips: Paddock's Jupyter door, then native Jupyter Server + ipykernel, stock and with TCP_NODELAY", func() error { return jupyterPhase(ctx, o, &rep) })

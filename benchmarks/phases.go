@@ -13,6 +13,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/memory"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
+	"github.com/paddock-dev/paddock/benchmarks/internal/sessions"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -55,7 +56,7 @@ func pooledPhase(ctx context.Context, o bench.Options, cg host.Cgroups, rep *rep
 		}
 	}
 	for _, l := range langs.All {
-		r, err := sessionRow(ctx, s, l, o.SessionN)
+		r, err := sessions.ExecuteRow(ctx, s, l, o.SessionN)
 		rep.Rows = append(rep.Rows, r)
 		if err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/memory"
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
+	"github.com/paddock-dev/paddock/benchmarks/internal/sessions"
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
@@ -45,7 +46,7 @@ func runcPooled(ctx context.Context, o bench.Options, cg host.Cgroups, rep *repo
 		}
 	}
 	for _, l := range langs.All {
-		r, err := sessionRow(ctx, s, l, o.SessionN)
+		r, err := sessions.ExecuteRow(ctx, s, l, o.SessionN)
 		r.Mode = stats.ModeRuncSession
 		rep.Rows = append(rep.Rows, r)
 		if err != nil {

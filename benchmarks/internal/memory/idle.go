@@ -151,7 +151,7 @@ func sameIDs(a, b map[string][]string) bool {
 	return true
 }
 
-// IdleByTemplate is idleMemory with the sandboxes grouped by
+// IdleByTemplate is Idle with the sandboxes grouped by
 // template (the label Paddock puts in each bundle), not by language:
 // both templates of the pair run python.
 func IdleByTemplate(ctx context.Context, s *server.Server, cg host.Cgroups, settle time.Duration) ([]report.MemRow, error) {

@@ -49,7 +49,7 @@ func idlingProgram(language, warmup string) ([]string, error) {
 	return nil, fmt.Errorf("no idling program for language %q", language)
 }
 
-// NativeRSSPhase measures, n times per template of memTemplates, the
+// NativeRSSPhase measures, n times per template of Templates, the
 // resident memory of its interpreter idling after the warm-up.
 func NativeRSSPhase(ctx context.Context, o bench.Options, rep *report.Report) error {
 	for _, name := range Templates {

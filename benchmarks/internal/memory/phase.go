@@ -11,7 +11,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 )
 
-// Phase pools every template of memTemplates on one server, the
+// Phase pools every template of Templates on one server, the
 // pools of snapshotted templates refilled by restores, and reads the
 // memory of the idle pools by template. It runs with --memory-only: a
 // whole bench reads the same from its pooled and python-slim phases.

@@ -1,4 +1,4 @@
-package main
+package sessions
 
 import (
 	"context"
@@ -27,10 +27,14 @@ const (
 	modeSessionPremade = "session, kernel ready in the pool"
 	probeSessionFirst  = "create → first result"
 	sessionStartCode   = "1+1"
-	sessionStartTitle  = "session start: create → first result, kernels opened on create against kernel-ready sandboxes"
+	// StartTitle is the phase's title, which --session-start-only keeps.
+	StartTitle = "session start: create → first result, kernels opened on create against kernel-ready sandboxes"
 )
 
-func sessionStartPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
+// StartPhase measures a new session's start on both servers, o.SessionStartN
+// samples per language and server, and adds the two rows per language to
+// rep.
+func StartPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
 	names := []string{"python", "node"}
 	cfg := func(name string, kernels int) server.Config {
 		return server.Config{Name: name, Templates: names, Pool: server.PoolShipped, Snapshots: true,

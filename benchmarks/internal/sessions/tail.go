@@ -1,4 +1,4 @@
-package main
+package sessions
 
 import (
 	"bufio"
@@ -68,7 +68,7 @@ type tailResult struct {
 	loadedFor            time.Duration
 	kernelShares, kBurst string
 	kernelCPUs           string // its cpuset
-	// Run-queue wait (runQueue) over each condition's cells, summed over
+	// Run-queue wait (host.RunQueue) over each condition's cells, summed over
 	// the kernel sandbox's threads and over the server's.
 	idleWait, loadedWait       time.Duration
 	idleSrvWait, loadedSrvWait time.Duration
@@ -77,7 +77,10 @@ type tailResult struct {
 // cpuCgroupRoot holds the gVisor sandboxes' cgroups in the cpu hierarchy.
 const cpuCgroupRoot = "/sys/fs/cgroup/cpu/paddock"
 
-func sessionTailPhase(ctx context.Context, o bench.Options, w io.Writer) error {
+// TailPhase measures the session tail of o.Paddock (and of
+// o.TailBefore, alternating, when set) o.TailRounds times and prints its
+// table to w.
+func TailPhase(ctx context.Context, o bench.Options, w io.Writer) error {
 	bins := []struct{ name, path string }{{"after", o.Paddock}}
 	if o.TailBefore != "" {
 		if err := server.CheckServeFlags(ctx, o.TailBefore); err != nil {

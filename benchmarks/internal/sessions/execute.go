@@ -1,4 +1,4 @@
-package main
+package sessions
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
-// sessionRow opens a session of l and times n executions of l.expr
+// ExecuteRow opens a session of l and times n executions of l.expr
 // through HTTP, after l.setup. The session is deleted before it returns.
-func sessionRow(ctx context.Context, s *server.Server, l langs.Lang, n int) (stats.Row, error) {
+func ExecuteRow(ctx context.Context, s *server.Server, l langs.Lang, n int) (stats.Row, error) {
 	r := stats.Row{Lang: l.Name, Probe: l.Expr, Mode: stats.ModeSession}
 	var created struct {
 		ID string `json:"id"`
