@@ -23,6 +23,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 	"github.com/paddock-dev/paddock/benchmarks/internal/sessions"
+	"github.com/paddock-dev/paddock/benchmarks/internal/steady"
 	"github.com/paddock-dev/paddock/templates"
 )
 
@@ -216,7 +217,7 @@ func run(ctx context.Context, o bench.Options) error {
 	switch {
 	case o.Steady:
 		phase(fmt.Sprintf("steady state (server as `make run` ships it, %s per point, clients %v, raw runsc beside: %v)", o.SteadyDuration, o.SteadyClients, o.SteadyRaw), func() error {
-			err := steadyPhase(ctx, o, rs, &rep)
+			err := steady.Phase(ctx, o, rs, &rep)
 			// Its points at --throughput-concurrency stand for the
 			// throughput of the shipped server and the raw run rate.
 			for _, t := range report.SteadyThroughput(rep.Steady, o.ThroughputConcurrency) {

@@ -1,4 +1,4 @@
-package main
+package steady
 
 import (
 	"context"
@@ -17,11 +17,6 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 )
-
-// The steady-state phase: a closed loop of one-shot runs against a server
-// started with the flags `make run` gives it, at several client counts per
-// template, each point beside raw `runsc run` + delete of the same
-// interpreter under the same limits, with the host CPU each run cost.
 
 // steadyCode is the stream's i-th program for language and what it prints.
 func steadyCode(language string, i int64) (code, want string, ok bool) {
@@ -56,8 +51,8 @@ func sameRawLimits(ts []steadyTemplate, a, b string) bool {
 	return la != "" && la == limits(b)
 }
 
-// steadyPhase runs the phase and appends its points to rep.Steady.
-func steadyPhase(ctx context.Context, o bench.Options, rs *baseline.Runtimes, rep *report.Report) (err error) {
+// Phase runs the phase and appends its points to rep.Steady.
+func Phase(ctx context.Context, o bench.Options, rs *baseline.Runtimes, rep *report.Report) (err error) {
 	logf, err := os.CreateTemp("", "paddock-bench-steady-server-*.log")
 	if err != nil {
 		return err
