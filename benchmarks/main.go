@@ -17,6 +17,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/baseline"
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/chart"
+	"github.com/paddock-dev/paddock/benchmarks/internal/doors"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/memory"
@@ -234,10 +235,10 @@ func run(ctx context.Context, o bench.Options) error {
 		phase("session tail (idle, then while one-shots stream)", func() error { return sessions.TailPhase(ctx, o, os.Stdout) })
 	}
 	if o.E2BN > 0 {
-		phase("E2B door against /v1 (pool "+strconv.Itoa(o.Pool)+", snapshots on): create → first result", func() error { return e2bPhase(ctx, o, &rep) })
+		phase("E2B door against /v1 (pool "+strconv.Itoa(o.Pool)+", snapshots on): create → first result", func() error { return doors.E2BPhase(ctx, o, &rep) })
 	}
 	if o.MCPN > 0 {
-		phase("MCP door: run_code against /v1/run (pooled, snapshots on)", func() error { return mcpPhase(ctx, o, &rep) })
+		phase("MCP door: run_code against /v1/run (pooled, snapshots on)", func() error { return doors.MCPPhase(ctx, o, &rep) })
 	}
 	phase("snapshot restores on the request path (pool 0, snapshots on)", func() error { return restorePhase(ctx, o, &rep) })
 	phase("cold starts (pool 0, snapshots off)", func() error { return coldPhase(ctx, o, &rep) })
@@ -255,7 +256,7 @@ func run(ctx context.Context, o bench.Options) error {
 		phase(sessions.StartTitle, func() error { return sessions.StartPhase(ctx, o, &rep) })
 	}
 	if o.JupyterN > 0 {
-		phase("Jupyter cell round trips: Paddock's Jupyter door, then native Jupyter Server + ipykernel, stock and with TCP_NODELAY", func() error { return jupyterPhase(ctx, o, &rep) })
+		phase("Jupyter cell round trips: Paddock's Jupyter door, then native Jupyter Server + ipykernel, stock and with TCP_NODELAY", func() error { return doors.JupyterPhase(ctx, o, &rep) })
 	}
 	if ctx.Err() != nil {
 		errs = append(errs, ctx.Err())

@@ -1,4 +1,4 @@
-package main
+package doors
 
 import (
 	"context"
@@ -15,11 +15,11 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 )
 
-// mcpPhase times MCP run_code round trips against POST /v1/run of the same
+// MCPPhase times MCP run_code round trips against POST /v1/run of the same
 // program on one pooled server, alternating, each from a full pool: the
 // MCP door's overhead on a warm one-shot run. The MCP session is opened
 // once, before the timed calls, as a host keeps it open.
-func mcpPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
+func MCPPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
 	s, err := server.Start(ctx, o, server.Config{Name: "mcp", Templates: langs.Names(langs.All), Pool: o.Pool, Snapshots: true})
 	if err != nil {
 		return err

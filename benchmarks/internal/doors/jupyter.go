@@ -1,4 +1,4 @@
-package main
+package doors
 
 import (
 	"bytes"
@@ -38,8 +38,8 @@ var jupyterNoDelayLauncher []byte
 
 const jupyterNoDelayCheck = "paddock-bench: kernel WebSocket TCP_NODELAY=1"
 
-// jupyterPhase measures both stacks, one after the other, each alone.
-func jupyterPhase(ctx context.Context, o bench.Options, rep *report.Report) error {
+// JupyterPhase measures both stacks, one after the other, each alone.
+func JupyterPhase(ctx context.Context, o bench.Options, rep *report.Report) error {
 	s, err := server.Start(ctx, o, server.Config{Name: "jupyter", Templates: []string{"python"}, Pool: 1, Snapshots: true})
 	if err != nil {
 		return err

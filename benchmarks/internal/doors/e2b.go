@@ -1,4 +1,4 @@
-package main
+package doors
 
 import (
 	"bufio"
@@ -20,11 +20,11 @@ import (
 // e2bCode is the cell both sides run.
 const e2bCode = "print(1)"
 
-// e2bPhase measures n samples of each, the two kinds alternating in
+// E2BPhase measures n samples of each, the two kinds alternating in
 // ABBA order (so that a drift in the machine's load falls on both alike)
 // and the pool refilled before each, plus one unmeasured round of each
 // first.
-func e2bPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
+func E2BPhase(ctx context.Context, o bench.Options, rep *report.Report) (err error) {
 	s, err := server.Start(ctx, o, server.Config{Name: "doors", Templates: []string{"python"}, Pool: o.Pool, Snapshots: true})
 	if err != nil {
 		return err
