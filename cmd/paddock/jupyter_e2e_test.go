@@ -47,13 +47,13 @@ func jupyterNode(t *testing.T, into any, script string, args ...string) {
 
 // jupyterE2E is a real Paddock on gVisor with JWT auth on, and a token of
 // tenant "alice" for it.
-func jupyterE2E(t *testing.T) (*e2e, string) {
+func jupyterE2E(t *testing.T, flags ...string) (*e2e, string) {
 	t.Helper()
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secret, []byte("0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := newE2EWith(t, "--jwt-hs256-secret-file="+secret, "--pool-max=2")
+	e := newE2EWith(t, append([]string{"--jwt-hs256-secret-file=" + secret, "--pool-max=2"}, flags...)...)
 	var tok bytes.Buffer
 	if err := tokenCmd([]string{"--subject=alice", "--jwt-hs256-secret-file=" + secret}, &tok); err != nil {
 		t.Fatal(err)
@@ -290,8 +290,10 @@ func TestE2EJupyter(t *testing.T) {
 				Status string `json:"status"`
 				Ename  string `json:"ename"`
 			} `json:"died"`
-			AfterState    string `json:"afterState"`
-			OversizeClose int    `json:"oversizeClose"`
+			AfterState    string   `json:"afterState"`
+			RestartStatus []string `json:"restartStatuses"`
+			AfterRestart  string   `json:"afterRestart"`
+			OversizeClose int      `json:"oversizeClose"`
 			UnknownName   struct {
 				Status int `json:"status"`
 				Body   struct {
@@ -333,8 +335,67 @@ func TestE2EJupyter(t *testing.T) {
 		if r.SessionsMade != 256 || r.SessionsRefused != 429 {
 			t.Errorf("Jupyter sessions of one tenant: %d made, then HTTP %d; want 256, then 429", r.SessionsMade, r.SessionsRefused)
 		}
-		if r.Died.Status != "error" || r.Died.Ename != "DeadKernelError" || r.AfterState != "dead" || r.DeleteStatus != 204 {
-			t.Errorf("a lost kernel: reply %+v, then state %q, delete HTTP %d", r.Died, r.AfterState, r.DeleteStatus)
+		if r.Died.Status != "error" || r.Died.Ename != "KernelRestarted" || !slices.Contains(r.RestartStatus, "restarting") ||
+			!slices.Contains(r.RestartStatus, "starting") || r.AfterState != "idle" || r.AfterRestart != "42" || r.DeleteStatus != 204 {
+			t.Errorf("a lost kernel: reply %+v, statuses %v, then state %q, 6 * 7 on the fresh kernel = %q, delete HTTP %d; want KernelRestarted, restarting and starting, idle, 42, 204",
+				r.Died, r.RestartStatus, r.AfterState, r.AfterRestart, r.DeleteStatus)
 		}
 	})
+}
+
+// A cell that cannot be interrupted, through the real @jupyterlab/services
+// client on gVisor: at its timeout the kernel is killed and replaced under
+// the same kernel id; the cell's reply says KernelRestarted, iopub says
+// restarting then starting, the client reconnects by itself, and the next
+// cells run on a fresh kernel that has forgotten the old variables.
+func TestE2EJupyterStuckCellRestarts(t *testing.T) {
+	e, token := jupyterE2E(t, "--max-timeout=3s")
+	for _, tt := range []struct{ kernel, errName string }{{"python3", "NameError"}, {"javascript", "ReferenceError"}} {
+		t.Run(tt.kernel, func(t *testing.T) {
+			type cell struct {
+				Results []*string `json:"results"`
+				Errors  []string  `json:"errors"`
+				Reply   struct {
+					Status string  `json:"status"`
+					Ename  *string `json:"ename"`
+					Evalue *string `json:"evalue"`
+				} `json:"reply"`
+			}
+			var r struct {
+				IDBefore string   `json:"idBefore"`
+				IDAfter  string   `json:"idAfter"`
+				ModelID  string   `json:"modelId"`
+				Client   []string `json:"clientStatuses"`
+				State    string   `json:"state"`
+				Stuck    cell     `json:"stuck"`
+				Next     cell     `json:"next"`
+				Gone     cell     `json:"gone"`
+			}
+			jupyterNode(t, &r, "jupyter_restart.mjs", e.srv.URL, token, tt.kernel)
+			if r.Stuck.Reply.Status != "error" || deref(r.Stuck.Reply.Ename) != "KernelRestarted" || !strings.Contains(deref(r.Stuck.Reply.Evalue), stuckWhy) {
+				t.Errorf("the stuck cell's reply: %+v; want KernelRestarted naming %q", r.Stuck.Reply, stuckWhy)
+			}
+			// @jupyterlab/services turns the server's "restarting" into
+			// its own "autorestarting" and reconnects.
+			if i := slices.Index(r.Client, "autorestarting"); i < 0 || !slices.Contains(r.Client[i:], "starting") {
+				t.Errorf("the client's statuses from the stuck cell on: %v; want autorestarting, then starting", r.Client)
+			}
+			if r.IDAfter != r.IDBefore || r.ModelID != r.IDBefore || r.State != "idle" {
+				t.Errorf("kernel id %q before, %q after, %q in the model, state %q; want one id, idle", r.IDBefore, r.IDAfter, r.ModelID, r.State)
+			}
+			if r.Next.Reply.Status != "ok" || len(r.Next.Results) != 1 || deref(r.Next.Results[0]) != "2" {
+				t.Errorf("1 + 1 on the fresh kernel: %+v", r.Next)
+			}
+			if deref(r.Gone.Reply.Ename) != tt.errName {
+				t.Errorf("x on the fresh kernel: %+v; want %s", r.Gone, tt.errName)
+			}
+		})
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<none>"
+	}
+	return *s
 }

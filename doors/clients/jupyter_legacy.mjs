@@ -1,6 +1,6 @@
 // Speaks the legacy JSON text framing of the kernel WebSocket (no
 // subprotocol) with ws, then kills the interpreter to see the kernel
-// reported dead. Prints one JSON report.
+// replaced by a fresh one. Prints one JSON report.
 // Usage: node jupyter_legacy.mjs BASE_URL TOKEN MAX_MESSAGE_BYTES
 import WebSocket from 'ws';
 import { randomUUID } from 'node:crypto';
@@ -100,17 +100,22 @@ const replyOf = async (id) => (await until(id, idle)).find((m) => m.channel === 
 report.stopOnError = [await replyOf(failing), await replyOf(behind)];
 report.afterAbort = (await until(exec('6 * 7'), idle)).find((m) => m.header.msg_type === 'execute_result').content.data['text/plain'];
 
-// A lost kernel: the interpreter dies, the kernel reports dead.
+// A lost kernel: the interpreter dies; the server replaces it under the
+// same kernel id and says so on iopub (restarting, then starting), as
+// Jupyter Server's auto-restart does.
 const die = send('shell', 'execute_request', { code: 'import os\nos._exit(3)', silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: true });
 const dieMsgs = await until(die, (m) => m.channel === 'shell');
+const restarted = (m) => m.header.msg_type === 'status' && m.content.execution_state === 'starting';
 await new Promise((resolve) => {
-  const dead = (m) => m.header.msg_type === 'status' && m.content.execution_state === 'dead';
-  if (inbox.some(dead)) return resolve();
-  waiters.push((m) => { if (dead(m)) { resolve(); return true; } return false; });
+  if (inbox.some(restarted)) return resolve();
+  waiters.push((m) => { if (restarted(m)) { resolve(); return true; } return false; });
 });
 report.died = dieMsgs.find((m) => m.channel === 'shell').content;
+report.restartStatuses = inbox.filter((m) => m.parent_header.msg_id === die && m.header.msg_type === 'status').map((m) => m.content.execution_state);
 const after = await fetch(`${baseUrl}/api/kernels/${model.id}`, { headers: auth });
 report.afterState = (await after.json()).execution_state;
+const fresh = await until(exec('6 * 7'), idle);
+report.afterRestart = fresh.find((m) => m.header.msg_type === 'execute_result')?.content.data['text/plain'] ?? null;
 const del = await fetch(`${baseUrl}/api/kernels/${model.id}`, { method: 'DELETE', headers: auth });
 report.deleteStatus = del.status;
 ws.close();

@@ -38,6 +38,10 @@ type conn struct {
 
 	shellSeq atomic.Int64 // the Seq of the last shell request received
 
+	// afterIdle, set by a shell request, runs once its idle status is
+	// sent (the shell loop's goroutine only).
+	afterIdle func()
+
 	// stdin is where an input_reply goes while a cell waits for one.
 	stdinMu sync.Mutex
 	stdin   chan string

@@ -65,9 +65,18 @@ func (k *conn) execute(in inbound) (abortThrough int64) {
 	if err != nil {
 		return k.executeFailed(in, err, stopOnError)
 	}
+	if x.StateLost && x.Restarted {
+		k.hub.renew() // the cell's error, reply and idle speak for the fresh kernel (restarted.go)
+	}
 	reply := map[string]any{"status": "ok", "execution_count": x.ExecutionCount,
 		"user_expressions": map[string]any{}, "payload": []any{}}
 	switch {
+	case x.StateLost && x.Status != runner.StatusOK:
+		ename, evalue := restartedAs(x.LostReason, x.Restarted)
+		if !req.Silent {
+			k.hub.iopub("error", in.RawHeader, map[string]any{"ename": ename, "evalue": evalue, "traceback": []string{ename + ": " + evalue}})
+		}
+		reply["status"], reply["ename"], reply["evalue"], reply["traceback"] = "error", ename, evalue, []string{ename + ": " + evalue}
 	case x.Status == runner.StatusError && x.Error != nil:
 		reply["status"], reply["ename"], reply["evalue"], reply["traceback"] = "error", x.Error.Name, x.Error.Value, x.Error.Traceback
 	case x.Status != runner.StatusOK:
@@ -80,10 +89,10 @@ func (k *conn) execute(in inbound) (abortThrough int64) {
 	if reply["status"] != "ok" && stopOnError {
 		abortThrough = k.shellSeq.Load()
 	}
-	k.reply(in, "execute_reply", reply)
-	if x.Reason == runner.ReasonKernelLost || x.Reason == runner.ReasonOOM {
-		k.hub.status("dead", in.RawHeader)
+	if x.StateLost {
+		k.afterIdle = func() { k.hub.restarted(in.RawHeader, x.Restarted) }
 	}
+	k.reply(in, "execute_reply", reply)
 	return abortThrough
 }
 

@@ -35,6 +35,10 @@ func (k *conn) busy(in inbound, fn func()) {
 	k.hub.status("busy", in.RawHeader)
 	fn()
 	k.hub.status("idle", in.RawHeader)
+	if after := k.afterIdle; after != nil {
+		k.afterIdle = nil
+		after()
+	}
 }
 
 // shellRequest answers one shell request. It returns the Seq through
