@@ -1,15 +1,14 @@
 package api
 
 import (
-	"strings"
-
 	"github.com/gin-gonic/gin"
 
 	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/internal/edge"
 )
 
 // The REST door's name, in the core's metrics and logs.
-const door = "rest"
+const door = edge.REST
 
 // Gin context keys set by authenticate.
 const (
@@ -22,7 +21,7 @@ const (
 // is the anonymous tenant "" with every scope.
 func (s *server) authenticate(c *gin.Context) {
 	caller, err := s.core.AuthenticateWith(core.PeerAddr(c.Request.RemoteAddr), door, func() (string, error) {
-		return bearerToken(c.GetHeader("Authorization"))
+		return edge.Bearer(c.GetHeader("Authorization"))
 	})
 	if err != nil {
 		s.writeError(c, err)
@@ -30,23 +29,6 @@ func (s *server) authenticate(c *gin.Context) {
 	}
 	c.Set(keyTenant, caller.Tenant)
 	c.Set(keyCaller, caller)
-}
-
-// bearerToken extracts the token of an "Authorization: Bearer <token>"
-// header.
-func bearerToken(header string) (string, error) {
-	if header == "" {
-		return "", errMissingBearer
-	}
-	scheme, raw, ok := strings.Cut(header, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", errNotBearer
-	}
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
-		return "", errMissingBearer
-	}
-	return raw, nil
 }
 
 // requireScope refuses, with 403 insufficient_scope, a token that does

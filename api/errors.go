@@ -3,21 +3,19 @@ package api
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/internal/edge"
 )
 
 // statusClientClosedRequest is recorded (nginx's convention) when the
 // client went away before the response.
-const statusClientClosedRequest = 499
+const statusClientClosedRequest = edge.StatusClientClosedRequest
 
 // Errors of the HTTP layer itself; every other error is the core's.
 var (
@@ -28,8 +26,6 @@ var (
 	errNoJobs       = errors.New("idempotency keys disabled")
 
 	// Authorization headers the core never sees a token in.
-	errMissingBearer = errors.New("missing bearer token (send Authorization: Bearer <JWT>)")
-	errNotBearer     = errors.New("the Authorization header must use the Bearer scheme")
 )
 
 // requestError is a request the API refuses before the core sees it (a
@@ -51,20 +47,9 @@ type errorBody struct {
 	Message string `json:"message"`
 }
 
-// kindStatus is the HTTP status of each kind of core error.
-var kindStatus = map[core.Kind]int{
-	core.KindInvalid:         http.StatusBadRequest,
-	core.KindUnauthenticated: http.StatusUnauthorized,
-	core.KindForbidden:       http.StatusForbidden,
-	core.KindNotFound:        http.StatusNotFound,
-	core.KindConflict:        http.StatusConflict,
-	core.KindGone:            http.StatusConflict, // the session is still listed: 409, not 410
-	core.KindTooLarge:        http.StatusRequestEntityTooLarge,
-	core.KindTooMany:         http.StatusTooManyRequests,
-	core.KindUnavailable:     http.StatusServiceUnavailable,
-	core.KindTimeout:         http.StatusGatewayTimeout,
-	core.KindNotImplemented:  http.StatusNotImplemented,
-}
+// kindStatus is where /v1 reads a kind of core error differently from
+// the other doors: a lost session is still listed, so 409, not 410.
+var kindStatus = map[core.Kind]int{core.KindGone: http.StatusConflict}
 
 // writeError writes the response describeError picks for err.
 func (s *server) writeError(c *gin.Context, err error) {
@@ -110,18 +95,16 @@ func (s *server) describeError(c *gin.Context, err error) (int, errorBody) {
 		return http.StatusServiceUnavailable, errorBody{"busy", "too many idempotent runs are in flight to record another; retry shortly"}
 	}
 	e := core.Classify(err)
-	status, ok := kindStatus[e.Kind]
+	status := edge.Status(e.Kind, kindStatus)
 	switch {
 	case e.Kind == core.KindCanceled && c.Request.Context().Err() != nil:
 		s.log.Info("client went away", "method", c.Request.Method, "path", c.Request.URL.Path, "error", err)
 		return statusClientClosedRequest, errorBody{e.Code, e.Message}
-	case !ok: // internal, or a context error while the client is still there
+	case status == http.StatusInternalServerError || e.Kind == core.KindCanceled: // internal, or a context error while the client is still there
 		s.log.Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path, "error", cause(err))
 		return http.StatusInternalServerError, errorBody{"internal", "internal error"}
 	}
-	if e.RetryAfter > 0 {
-		c.Header("Retry-After", strconv.Itoa(ceilSeconds(e.RetryAfter)))
-	}
+	edge.RetryAfter(c.Writer.Header(), e.RetryAfter)
 	switch {
 	case e.Code == "insufficient_scope":
 		c.Header("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s"`, e.Scope))
@@ -138,11 +121,6 @@ func cause(err error) error {
 		return e.Unwrap()
 	}
 	return err
-}
-
-// ceilSeconds is d in whole seconds, rounded up, at least 1.
-func ceilSeconds(d time.Duration) int {
-	return max(1, int(math.Ceil(d.Seconds())))
 }
 
 // quoteEscaper makes text fit in a header's quoted-string.

@@ -1,10 +1,9 @@
 package api
 
 import (
-	"math"
-	"strconv"
-
 	"github.com/gin-gonic/gin"
+
+	"github.com/paddock-dev/paddock/internal/edge"
 )
 
 // limitRate has the core take one request from the tenant's bucket,
@@ -13,12 +12,7 @@ import (
 // (seconds until it is full).
 func (s *server) limitRate(c *gin.Context) {
 	q, err := s.core.AdmitQuota(caller(c))
-	if q.Limit > 0 {
-		h := c.Writer.Header()
-		h.Set("RateLimit-Limit", strconv.Itoa(q.Limit))
-		h.Set("RateLimit-Remaining", strconv.Itoa(q.Remaining))
-		h.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil(q.Reset.Seconds()))))
-	}
+	edge.RateLimit(c.Writer.Header(), q)
 	if err != nil {
 		s.writeError(c, err)
 	}

@@ -45,6 +45,8 @@ func TestImportsPointDown(t *testing.T) {
 		{dir: "doors", forbidden: []string{module + "/cmd", module + "/api", module + "/runner/runsc", module + "/rootfs"}},
 		// The job store knows no HTTP and nothing of Paddock: the standard library only.
 		{dir: "api/jobs", stdlibOnly: true, forbidden: []string{"net/http"}},
+		// The edge every door shares knows the core's errors, no door and no framework.
+		{dir: "internal/edge", only: []string{module + "/core"}},
 		// The range checks every door shares: the standard library only.
 		{dir: "policy", stdlibOnly: true, forbidden: []string{"net/http"}},
 		// The E2B door translates its protocol onto the core: never the pool, the runtime or another door.
@@ -69,7 +71,8 @@ func TestImportsPointDown(t *testing.T) {
 		// Concrete pieces are wired by cmd; their own tests may combine them.
 		{imported: module + "/runner/runsc", allowed: []string{"runner/runsc", "cmd", "benchmarks"}},
 		{imported: module + "/rootfs", allowed: []string{"rootfs", "cmd", "benchmarks"}},
-		{imported: module + "/core", allowed: []string{"core", "api", "doors", "cmd", "benchmarks"}, testsToo: true},
+		// The doors' shared edge (internal/edge) speaks HTTP about core errors.
+		{imported: module + "/core", allowed: []string{"core", "api", "doors", "internal/edge", "cmd", "benchmarks"}, testsToo: true},
 		{imported: module + "/kernels", allowed: []string{"kernels", "core", "api", "doors", "cmd", "benchmarks"}, testsToo: true},
 		{imported: module + "/runner/runnertest", allowed: []string{"runner/runnertest"}},
 		// Nothing above runner knows which runtime runs its sandboxes: a

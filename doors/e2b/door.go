@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/internal/edge"
 )
 
 // EnvdVersion is the envd version the create answer claims. The SDKs gate
@@ -121,11 +121,9 @@ func (d *door) routes(r *gin.Engine) {
 func (d *door) authenticate(c *gin.Context) {
 	token := c.GetHeader("X-API-KEY")
 	if token == "" {
-		if scheme, raw, ok := strings.Cut(c.GetHeader("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
-			token = strings.TrimSpace(raw)
-		}
+		token, _ = edge.Bearer(c.GetHeader("Authorization")) // none: the core says a token is missing
 	}
-	caller, err := d.core.Authenticate(core.PeerAddr(c.Request.RemoteAddr), token, "e2b")
+	caller, err := d.core.Authenticate(core.PeerAddr(c.Request.RemoteAddr), token, edge.E2B)
 	if err == nil {
 		err = d.core.Admit(caller)
 	}

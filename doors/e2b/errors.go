@@ -3,12 +3,11 @@ package e2bdoor
 import (
 	"errors"
 	"net/http"
-	"strconv"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/internal/edge"
 )
 
 // The door's own refusals, as core errors so that one mapping serves all.
@@ -45,34 +44,14 @@ func classify(err error) *core.Error {
 // httpStatus is the status the E2B SDKs map for each kind: 404 is their
 // NotFoundError, 401 AuthenticationError, 429 RateLimitError, 502
 // TimeoutError, 503 and the rest SandboxError.
-func httpStatus(k core.Kind) int {
-	switch k {
-	case core.KindInvalid:
-		return http.StatusBadRequest
-	case core.KindUnauthenticated:
-		return http.StatusUnauthorized
-	case core.KindForbidden:
-		return http.StatusForbidden
-	case core.KindNotFound:
-		return http.StatusNotFound
-	case core.KindConflict:
-		return http.StatusConflict
-	case core.KindGone:
-		return http.StatusGone
-	case core.KindTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case core.KindTooMany:
-		return http.StatusTooManyRequests
-	case core.KindUnavailable:
-		return http.StatusServiceUnavailable
-	case core.KindTimeout:
-		return http.StatusBadGateway
-	case core.KindNotImplemented:
-		return http.StatusNotImplemented
-	case core.KindCanceled:
-		return http.StatusRequestTimeout
-	}
-	return http.StatusInternalServerError
+func httpStatus(k core.Kind) int { return edge.Status(k, e2bStatus) }
+
+// e2bStatus is where the E2B SDKs read a kind differently: a timeout is
+// their TimeoutError (502), and a caller that went away is a request
+// timeout.
+var e2bStatus = map[core.Kind]int{
+	core.KindTimeout:  http.StatusBadGateway,
+	core.KindCanceled: http.StatusRequestTimeout,
 }
 
 // apiError is E2B's error body.
@@ -85,12 +64,6 @@ type apiError struct {
 func fail(c *gin.Context, err error) {
 	e := classify(err)
 	status := httpStatus(e.Kind)
-	setRetryAfter(c, e.RetryAfter)
+	edge.RetryAfter(c.Writer.Header(), e.RetryAfter)
 	c.AbortWithStatusJSON(status, apiError{Code: status, Message: e.Message})
-}
-
-func setRetryAfter(c *gin.Context, d time.Duration) {
-	if d > 0 {
-		c.Header("Retry-After", strconv.Itoa(int((d+time.Second-1)/time.Second)))
-	}
 }

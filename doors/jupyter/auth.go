@@ -2,11 +2,11 @@ package jupyterdoor
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/internal/edge"
 )
 
 // callerKey is where authenticate leaves the core.Caller.
@@ -36,12 +36,11 @@ func (d *door) authenticate(c *gin.Context) {
 // tokenOf finds the request's token.
 func tokenOf(c *gin.Context) (string, error) {
 	if h := c.GetHeader("Authorization"); h != "" {
-		scheme, tok, _ := strings.Cut(strings.TrimSpace(h), " ")
-		tok = strings.TrimSpace(tok)
-		if (strings.EqualFold(scheme, "token") || strings.EqualFold(scheme, "bearer")) && tok != "" {
-			return tok, nil
+		tok, err := edge.Credential(h, "token", "Bearer")
+		if err != nil {
+			return "", errScheme
 		}
-		return "", errScheme
+		return tok, nil
 	}
 	if tok := c.Query("token"); tok != "" {
 		return tok, nil

@@ -8,10 +8,11 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/internal/edge"
 )
 
 // doorName labels the door's calls in the core's metrics and logs.
-const doorName = "jupyter"
+const doorName = edge.Jupyter
 
 // Defaults of Options.
 const (

@@ -2,13 +2,12 @@ package jupyterdoor
 
 import (
 	"errors"
-	"math"
 	"net/http"
-	"strconv"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/internal/edge"
 )
 
 // Errors of the door itself; every other error is the core's.
@@ -22,31 +21,7 @@ var (
 // statusOf is the HTTP status Jupyter clients expect for a core error
 // kind. Jupyter answers a missing or bad token with 403.
 func statusOf(k core.Kind) int {
-	switch k {
-	case core.KindInvalid:
-		return http.StatusBadRequest
-	case core.KindUnauthenticated, core.KindForbidden:
-		return http.StatusForbidden
-	case core.KindNotFound:
-		return http.StatusNotFound
-	case core.KindConflict:
-		return http.StatusConflict
-	case core.KindGone:
-		return http.StatusGone
-	case core.KindTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case core.KindTooMany:
-		return http.StatusTooManyRequests
-	case core.KindUnavailable:
-		return http.StatusServiceUnavailable
-	case core.KindTimeout:
-		return http.StatusGatewayTimeout
-	case core.KindNotImplemented:
-		return http.StatusNotImplemented
-	case core.KindCanceled:
-		return 499
-	}
-	return http.StatusInternalServerError
+	return edge.Status(k, map[core.Kind]int{core.KindUnauthenticated: http.StatusForbidden})
 }
 
 // fail writes err the way Jupyter Server writes its errors:
@@ -61,8 +36,6 @@ func fail(c *gin.Context, err error) {
 	case errors.Is(err, errTooManyJupSes):
 		e = &core.Error{Kind: core.KindTooMany, Code: "too_many_sessions", Message: err.Error()}
 	}
-	if e.RetryAfter > 0 {
-		c.Header("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
-	}
+	edge.RetryAfter(c.Writer.Header(), e.RetryAfter)
 	c.AbortWithStatusJSON(statusOf(e.Kind), gin.H{"message": e.Message, "reason": e.Code})
 }

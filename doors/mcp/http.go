@@ -2,11 +2,8 @@ package mcpdoor
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -15,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/internal/edge"
 )
 
 // Path is where the Streamable HTTP endpoint is mounted.
@@ -111,16 +109,12 @@ type callerCtxKey struct{}
 func (g *gate) authenticate(c *gin.Context) {
 	header := c.GetHeader("Authorization")
 	caller, err := g.core.AuthenticateWith(core.PeerAddr(c.Request.RemoteAddr), Door, func() (string, error) {
-		return bearer(header)
+		return edge.Bearer(header)
 	})
 	if err == nil {
 		var q core.Quota
 		q, err = g.core.AdmitQuota(caller)
-		if q.Limit > 0 {
-			c.Header("RateLimit-Limit", strconv.Itoa(q.Limit))
-			c.Header("RateLimit-Remaining", strconv.Itoa(q.Remaining))
-			c.Header("RateLimit-Reset", strconvSeconds(q.Reset))
-		}
+		edge.RateLimit(c.Writer.Header(), q)
 	}
 	if err != nil {
 		g.fail(c, err)
@@ -139,40 +133,14 @@ func tokenInfo(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo,
 	return &auth.TokenInfo{UserID: c.Tenant, Scopes: c.Scopes, Extra: map[string]any{callerKey: c}}, nil
 }
 
-// bearer is the token of an "Authorization: Bearer <token>" header.
-func bearer(header string) (string, error) {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
-	switch {
-	case header == "":
-		return "", errors.New("missing bearer token (send Authorization: Bearer <JWT>)")
-	case !ok || !strings.EqualFold(scheme, "Bearer"):
-		return "", errors.New("the Authorization header must use the Bearer scheme")
-	case strings.TrimSpace(token) == "":
-		return "", errors.New("missing bearer token (send Authorization: Bearer <JWT>)")
-	}
-	return strings.TrimSpace(token), nil
-}
-
 // status is the HTTP status of a core error refusing a request, with its
 // headers set on c.
 func status(c *gin.Context, e *core.Error) int {
-	switch e.Kind {
-	case core.KindUnauthenticated:
+	if e.Kind == core.KindUnauthenticated {
 		c.Header("WWW-Authenticate", `Bearer realm="paddock"`)
-		return http.StatusUnauthorized
-	case core.KindForbidden:
-		return http.StatusForbidden
-	case core.KindTooMany:
-		if e.RetryAfter > 0 {
-			c.Header("Retry-After", strconvSeconds(e.RetryAfter))
-		}
-		return http.StatusTooManyRequests
-	case core.KindUnavailable:
-		return http.StatusServiceUnavailable
-	case core.KindInvalid:
-		return http.StatusBadRequest
 	}
-	return http.StatusInternalServerError
+	edge.RetryAfter(c.Writer.Header(), e.RetryAfter)
+	return edge.Status(e.Kind, nil)
 }
 
 // writeError answers a core error on /v1 routes: its HTTP status and the
@@ -193,8 +161,4 @@ func writeRPCError(c *gin.Context, err error) {
 	}
 	c.AbortWithStatusJSON(status(c, e), gin.H{"jsonrpc": "2.0", "id": nil,
 		"error": gin.H{"code": code, "message": e.Code + ": " + e.Message, "data": gin.H{"code": e.Code}}})
-}
-
-func strconvSeconds(d time.Duration) string {
-	return strconv.Itoa(int((d + time.Second - 1) / time.Second))
 }

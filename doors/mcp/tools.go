@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/internal/edge"
 )
 
 // Tool names.
@@ -95,7 +96,7 @@ func (d *door) caller(req *mcp.CallToolRequest) (core.Caller, error) {
 const callerKey = "paddock.caller"
 
 // Door names this door in the core's metrics and logs.
-const Door = "mcp"
+const Door = edge.MCP
 
 // failed turns a core error into a tool error: an error result whose text
 // a model can act on (the core's code and message), not a protocol error.
