@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/api"
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner/runnertest"
@@ -28,7 +29,7 @@ func createAs(t *testing.T, f *sessionFixture, body, token string) string {
 // tenants' own views are unchanged, and no other scope opens the admin
 // route.
 func TestAdminListsEverySession(t *testing.T) {
-	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Auth: api.Auth{HS256Secret: testSecret}})
+	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Config: core.Config{Auth: api.Auth{HS256Secret: testSecret}}})
 	alice := hs256(t, t0, "alice", "sessions")
 	bob := hs256(t, t0, "bob", "sessions run")
 	admin := hs256(t, t0, "ops", "admin")

@@ -11,8 +11,6 @@ import (
 	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/internal/webguard"
-	"github.com/paddock-dev/paddock/kernels"
-	"github.com/paddock-dev/paddock/pool"
 )
 
 // Defaults for zero Config fields.
@@ -41,7 +39,7 @@ const (
 // Config is the API's typed configuration. Zero fields take defaults.
 type Config struct {
 	// Core is the service the routes call. When nil, New builds one from
-	// the fields below it (Pool … Now), which are otherwise ignored.
+	// Config (below), which is otherwise ignored.
 	Core *core.Service
 
 	// MaxBodyBytes caps a request body, and a session file read.
@@ -62,28 +60,10 @@ type Config struct {
 	// extra allowed.
 	Guard *webguard.Guard
 
-	// The core's configuration when Core is nil: see core.Config, whose
-	// fields of the same names these are. Pool is then required.
-	Pool              *pool.Manager
-	Kernels           *kernels.Manager
-	Templates         []Template
-	DefaultTimeout    time.Duration
-	MaxTimeout        time.Duration
-	MaxOutputBytes    int64
-	MaxMemoryMB       int
-	MaxProcesses      int
-	MaxCPUs           float64
-	MaxDiskMB         int
-	MaxOpenFiles      int
-	Auth              Auth
-	TenantMaxRuns     int
-	TenantRunQueue    int
-	TenantMaxSessions int
-	TenantRate        float64
-	TenantBurst       int
-	AuthFailureLimit  int
-	AuthFailureWindow time.Duration
-	Now               func() time.Time
+	// Config is the core's configuration, used only when Core is nil:
+	// New then builds the core from it (Pool required; Logger and
+	// MaxFileBytes default to the API's Logger and MaxBodyBytes).
+	core.Config
 }
 
 // server holds the handlers' shared state.
@@ -152,17 +132,14 @@ func newServer(cfg Config) *server {
 		})}
 }
 
-// coreConfig is the core's configuration carried by cfg.
+// coreConfig is cfg's core configuration with the API's defaults.
 func coreConfig(cfg Config) core.Config {
-	return core.Config{
-		Pool: cfg.Pool, Kernels: cfg.Kernels, Templates: cfg.Templates,
-		DefaultTimeout: cfg.DefaultTimeout, MaxTimeout: cfg.MaxTimeout, MaxOutputBytes: cfg.MaxOutputBytes,
-		MaxMemoryMB: cfg.MaxMemoryMB, MaxProcesses: cfg.MaxProcesses, MaxCPUs: cfg.MaxCPUs,
-		MaxDiskMB: cfg.MaxDiskMB, MaxOpenFiles: cfg.MaxOpenFiles, MaxFileBytes: cfg.MaxBodyBytes,
-		Auth:          cfg.Auth,
-		TenantMaxRuns: cfg.TenantMaxRuns, TenantRunQueue: cfg.TenantRunQueue, TenantMaxSessions: cfg.TenantMaxSessions,
-		TenantRate: cfg.TenantRate, TenantBurst: cfg.TenantBurst,
-		AuthFailureLimit: cfg.AuthFailureLimit, AuthFailureWindow: cfg.AuthFailureWindow,
-		Logger: cfg.Logger, Now: cfg.Now,
+	c := cfg.Config
+	if c.MaxFileBytes == 0 {
+		c.MaxFileBytes = cfg.MaxBodyBytes
 	}
+	if c.Logger == nil {
+		c.Logger = cfg.Logger
+	}
+	return c
 }

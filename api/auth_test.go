@@ -3,6 +3,7 @@ package api_test
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"github.com/paddock-dev/paddock/core"
 	"net/http"
 	"strings"
 	"testing"
@@ -47,8 +48,8 @@ func runAuthCases(t *testing.T, f *sessionFixture, tests []authCase) {
 func TestAuthHS256(t *testing.T) {
 	// No failed-authentication limit: every case is judged on its own
 	// (authfail_test.go tests the limit).
-	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Auth: api.Auth{
-		HS256Secret: testSecret, Audience: "paddock", Issuer: "https://id.example"}, AuthFailureLimit: -1})
+	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Config: core.Config{Auth: api.Auth{
+		HS256Secret: testSecret, Audience: "paddock", Issuer: "https://id.example"}, AuthFailureLimit: -1}})
 	now := t0
 	good := jwt.MapClaims{"aud": "paddock", "iss": "https://id.example"}
 	with := func(over jwt.MapClaims) jwt.MapClaims {
@@ -124,7 +125,7 @@ func TestAuthAlgorithmConfusion(t *testing.T) {
 	claims := claimsAt(t0, "alice", "sessions", nil)
 	rsaPub := &rsaKey().PublicKey
 	t.Run("RS256 server", func(t *testing.T) {
-		f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Auth: api.Auth{PublicKey: rsaPub}})
+		f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Config: core.Config{Auth: api.Auth{PublicKey: rsaPub}}})
 		const refused = "the token's signing algorithm is not accepted (this server accepts only RS256)"
 		runAuthCases(t, f, []authCase{
 			{name: "RS256", header: "Bearer " + sign(t, jwt.SigningMethodRS256, rsaKey(), claims), wantStatus: http.StatusOK},
@@ -137,7 +138,7 @@ func TestAuthAlgorithmConfusion(t *testing.T) {
 		})
 	})
 	t.Run("EdDSA server", func(t *testing.T) {
-		f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Auth: api.Auth{PublicKey: edPub}})
+		f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Config: core.Config{Auth: api.Auth{PublicKey: edPub}}})
 		const refused = "the token's signing algorithm is not accepted (this server accepts only EdDSA)"
 		_, otherPriv, _ := ed25519.GenerateKey(rand.Reader)
 		runAuthCases(t, f, []authCase{

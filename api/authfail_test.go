@@ -10,6 +10,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/paddock-dev/paddock/api"
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/runner/runnertest"
 )
@@ -33,8 +34,7 @@ func serveFrom(t *testing.T, h http.Handler, remote, auth string) *httptest.Resp
 // token; other addresses are untouched, and one failure is forgiven
 // every 10 s.
 func TestAuthFailureLimit(t *testing.T) {
-	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{
-		Auth: api.Auth{HS256Secret: testSecret}, AuthFailureLimit: 3, AuthFailureWindow: 30 * time.Second, TenantRate: -1})
+	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Config: core.Config{Auth: api.Auth{HS256Secret: testSecret}, AuthFailureLimit: 3, AuthFailureWindow: 30 * time.Second, TenantRate: -1}})
 	valid := "Bearer " + hs256(t, t0, "alice", "sessions")
 	wrongKey := "Bearer " + sign(t, jwt.SigningMethodHS256, []byte("another secret of 32 bytes......"), claimsAt(t0, "alice", "sessions", nil))
 	const (
@@ -95,8 +95,7 @@ func TestAuthFailureLimit(t *testing.T) {
 
 // Successful authentications are never counted, however many.
 func TestAuthFailureLimitIgnoresSuccesses(t *testing.T) {
-	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{
-		Auth: api.Auth{HS256Secret: testSecret}, AuthFailureLimit: 1, TenantRate: -1})
+	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Config: core.Config{Auth: api.Auth{HS256Secret: testSecret}, AuthFailureLimit: 1, TenantRate: -1}})
 	valid := "Bearer " + hs256(t, t0, "alice", "sessions")
 	for i := range 50 {
 		if rec := serveFrom(t, f.h, "192.0.2.1:1", valid); rec.Code != http.StatusOK {
@@ -114,7 +113,7 @@ func TestAuthFailureLimitIgnoresSuccesses(t *testing.T) {
 
 // With auth off nothing is verified, so nothing fails or is limited.
 func TestAuthFailureLimitWithoutAuth(t *testing.T) {
-	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{AuthFailureLimit: 1, TenantRate: -1})
+	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Config: core.Config{AuthFailureLimit: 1, TenantRate: -1}})
 	for i := range 5 {
 		if rec := serveFrom(t, f.h, "192.0.2.1:1", "Bearer "+strings.Repeat("x", i)); rec.Code != http.StatusOK {
 			t.Fatalf("request %d: %d %s", i, rec.Code, rec.Body)

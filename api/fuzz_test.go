@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/paddock-dev/paddock/core"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -39,7 +40,7 @@ func FuzzRunRequest(f *testing.F) {
 	})
 	// Small caps, so that the fuzzer reaches them; no rate limit, so that
 	// every input is judged on its own.
-	h := api.New(api.Config{Pool: m, Templates: testTemplates, MaxBodyBytes: 128 << 10, TenantRate: -1})
+	h := api.New(api.Config{MaxBodyBytes: 128 << 10, Config: core.Config{Pool: m, Templates: testTemplates, TenantRate: -1}})
 
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/v1/run", strings.NewReader(string(body)))
@@ -77,7 +78,7 @@ func FuzzRunRequest(f *testing.F) {
 // refused with 400 and a code before any sandbox is taken (the NUL byte
 // in code is the program's business: it runs and the language reports it).
 func TestRunHostileBodies(t *testing.T) {
-	f := newFixture(t, &runnertest.Runtime{}, pool.Config{}, api.Config{TenantRate: -1}, true)
+	f := newFixture(t, &runnertest.Runtime{}, pool.Config{}, api.Config{Config: core.Config{TenantRate: -1}}, true)
 	deep := func(open, close string, n int) string { return strings.Repeat(open, n) + strings.Repeat(close, n) }
 	tests := []struct {
 		name        string

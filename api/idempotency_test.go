@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/paddock-dev/paddock/core"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -155,8 +156,7 @@ func TestIdempotentInProgress(t *testing.T) {
 func TestIdempotentConcurrentFirst(t *testing.T) {
 	var runs atomic.Int32
 	started, release := make(chan struct{}, 16), make(chan struct{})
-	f := newFixture(t, blockingRuntime(&runs, started, release), pool.Config{}, api.Config{Jobs: openJobs(t, t.TempDir()),
-		TenantMaxRuns: 16}, true)
+	f := newFixture(t, blockingRuntime(&runs, started, release), pool.Config{}, api.Config{Jobs: openJobs(t, t.TempDir()), Config: core.Config{TenantMaxRuns: 16}}, true)
 	const n = 12
 	codes := make(chan int, n)
 	var wg sync.WaitGroup
@@ -309,8 +309,7 @@ func TestIdempotentClientGoneForgets(t *testing.T) {
 func TestIdempotencyKeysAreTenants(t *testing.T) {
 	var runs atomic.Int32
 	now := time.Now()
-	f := newFixture(t, countingRuntime(&runs), pool.Config{}, api.Config{Jobs: openJobs(t, t.TempDir()),
-		Auth: api.Auth{HS256Secret: testSecret}}, true)
+	f := newFixture(t, countingRuntime(&runs), pool.Config{}, api.Config{Jobs: openJobs(t, t.TempDir()), Config: core.Config{Auth: api.Auth{HS256Secret: testSecret}}}, true)
 	alice, bob := hs256(t, now, "alice", "run"), hs256(t, now, "bob", "run")
 	a := keyed(t, f.h, `{"language":"python","code":"alice"}`, []string{"k"}, alice)
 	b := keyed(t, f.h, `{"language":"python","code":"bob"}`, []string{"k"}, bob)

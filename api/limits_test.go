@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"github.com/paddock-dev/paddock/core"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -39,7 +40,7 @@ func TestTenantRunLimit(t *testing.T) {
 		}
 		return runner.RunResult{Reason: runner.ReasonOK}, nil
 	}}
-	f := newFixture(t, rt, pool.Config{}, api.Config{Auth: api.Auth{HS256Secret: testSecret}, TenantMaxRuns: 2, TenantRunQueue: -1}, true)
+	f := newFixture(t, rt, pool.Config{}, api.Config{Config: core.Config{Auth: api.Auth{HS256Secret: testSecret}, TenantMaxRuns: 2, TenantRunQueue: -1}}, true)
 	now := time.Now()
 	alice, bob := hs256(t, now, "alice", "run"), hs256(t, now, "bob", "run")
 
@@ -78,7 +79,7 @@ func TestTenantRunLimit(t *testing.T) {
 
 func TestTenantSessionLimit(t *testing.T) {
 	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{ReapInterval: 7 * time.Second},
-		api.Config{Auth: api.Auth{HS256Secret: testSecret}, TenantMaxSessions: 2})
+		api.Config{Config: core.Config{Auth: api.Auth{HS256Secret: testSecret}, TenantMaxSessions: 2}})
 	alice, bob := hs256(t, t0, "alice", "sessions"), hs256(t, t0, "bob", "sessions")
 	create := func(token string) *httptest.ResponseRecorder {
 		return serveAs(t, f.h, http.MethodPost, "/v1/sessions", `{"language":"python"}`, token)
@@ -106,7 +107,7 @@ func TestTenantSessionLimit(t *testing.T) {
 
 func TestTenantRateLimit(t *testing.T) {
 	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{},
-		api.Config{Auth: api.Auth{HS256Secret: testSecret}, TenantRate: 1, TenantBurst: 2})
+		api.Config{Config: core.Config{Auth: api.Auth{HS256Secret: testSecret}, TenantRate: 1, TenantBurst: 2}})
 	alice, bob := hs256(t, t0, "alice", "sessions"), hs256(t, t0, "bob", "sessions")
 	const limited = `{"code":"rate_limited","message":"too many requests: each tenant may send 1 per second ` +
 		`(bursts of 2); retry after the Retry-After seconds"}` + "\n"
@@ -141,7 +142,7 @@ func TestTenantRateLimit(t *testing.T) {
 
 // Without auth the one anonymous tenant gets the same limits.
 func TestAnonymousTenantLimits(t *testing.T) {
-	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{TenantRate: 1, TenantBurst: 1, TenantMaxSessions: 1})
+	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Config: core.Config{TenantRate: 1, TenantBurst: 1, TenantMaxSessions: 1}})
 	id := f.create(t, `{"language":"python"}`)
 	f.clock.Advance(time.Second)
 	rec := f.do(t, http.MethodPost, "/v1/sessions", `{"language":"python"}`)
@@ -157,7 +158,7 @@ func TestAnonymousTenantLimits(t *testing.T) {
 // Concurrent creations see each other: the cap holds under a burst.
 func TestTenantSessionLimitConcurrent(t *testing.T) {
 	f := newSessionFixture(t, &runnertest.Runtime{StartDelay: 5 * time.Millisecond}, kernels.Config{},
-		api.Config{TenantMaxSessions: 3, TenantRate: -1})
+		api.Config{Config: core.Config{TenantMaxSessions: 3, TenantRate: -1}})
 	codes := make(chan int, 10)
 	for range 10 {
 		go func() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/api"
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner/runnertest"
@@ -140,10 +141,7 @@ func TestMetricsExecute(t *testing.T) {
 }
 
 func TestMetricsAuth(t *testing.T) {
-	f := newFixture(t, &runnertest.Runtime{}, pool.Config{}, api.Config{
-		Auth: api.Auth{HS256Secret: testSecret},
-		Now:  func() time.Time { return t0 },
-	}, false)
+	f := newFixture(t, &runnertest.Runtime{}, pool.Config{}, api.Config{Config: core.Config{Auth: api.Auth{HS256Secret: testSecret}, Now: func() time.Time { return t0 }}}, false)
 	tests := []struct {
 		name       string
 		token      string

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"github.com/paddock-dev/paddock/core"
 	"net/http"
 	"os"
 	"regexp"
@@ -195,7 +196,7 @@ func TestOpenAPIServed(t *testing.T) {
 		guarded int
 	}{
 		{name: "auth off", cfg: api.Config{}, guarded: http.StatusOK},
-		{name: "auth on, no token", cfg: api.Config{Auth: api.Auth{HS256Secret: testSecret}}, guarded: http.StatusUnauthorized},
+		{name: "auth on, no token", cfg: api.Config{Config: core.Config{Auth: api.Auth{HS256Secret: testSecret}}}, guarded: http.StatusUnauthorized},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

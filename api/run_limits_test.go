@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/paddock-dev/paddock/core"
 	"net/http"
 	"testing"
 	"time"
@@ -84,7 +85,7 @@ func TestRunLimits(t *testing.T) {
 
 func TestRunLimitsValidation(t *testing.T) {
 	rt := &runnertest.Runtime{}
-	f := newFixture(t, rt, limitedPool, api.Config{TenantRate: -1, MaxMemoryMB: 1024, MaxCPUs: 1.5}, true)
+	f := newFixture(t, rt, limitedPool, api.Config{Config: core.Config{TenantRate: -1, MaxMemoryMB: 1024, MaxCPUs: 1.5}}, true)
 	body := func(limits string) string { return `{"language":"python","code":"x","limits":` + limits + `}` }
 	tests := []struct {
 		name        string
@@ -131,9 +132,7 @@ func TestRunLimitsValidation(t *testing.T) {
 }
 
 func TestTemplatesShowRequestLimits(t *testing.T) {
-	f := newFixture(t, &runnertest.Runtime{}, pool.Config{}, api.Config{
-		MaxTimeout: 30 * time.Second, MaxMemoryMB: 4096, MaxProcesses: 128, MaxCPUs: 4, MaxDiskMB: 1024, MaxOpenFiles: 2048,
-	}, true)
+	f := newFixture(t, &runnertest.Runtime{}, pool.Config{}, api.Config{Config: core.Config{MaxTimeout: 30 * time.Second, MaxMemoryMB: 4096, MaxProcesses: 128, MaxCPUs: 4, MaxDiskMB: 1024, MaxOpenFiles: 2048}}, true)
 	rec := f.do(t, http.MethodGet, "/v1/templates", "")
 	var got struct {
 		MinLimits map[string]any `json:"min_limits"`

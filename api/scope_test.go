@@ -7,12 +7,13 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/paddock-dev/paddock/api"
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/runner/runnertest"
 )
 
 func TestScopes(t *testing.T) {
-	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Auth: api.Auth{HS256Secret: testSecret}})
+	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Config: core.Config{Auth: api.Auth{HS256Secret: testSecret}}})
 	runOnly := hs256(t, t0, "alice", "run")
 	sessionsOnly := hs256(t, t0, "alice", "sessions")
 	none := hs256(t, t0, "alice", "")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/api"
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner/runnertest"
@@ -113,7 +114,7 @@ func TestSessionMaximaRefused(t *testing.T) {
 // its sandbox is started with them.
 func TestSessionLimits(t *testing.T) {
 	rt := &runnertest.Runtime{}
-	f := newSessionFixture(t, rt, kernels.Config{}, api.Config{MaxMemoryMB: 256})
+	f := newSessionFixture(t, rt, kernels.Config{}, api.Config{Config: core.Config{MaxMemoryMB: 256}})
 	checkResponse(t, f.do(t, http.MethodPost, "/v1/sessions", `{"language":"python","limits":{"memory_mb":512}}`), http.StatusBadRequest,
 		`{"code":"invalid_request","message":"limits.memory_mb must be between 64 and 256 (MiB); got 512"}`+"\n")
 	if got := rt.Starts(); got != 0 {

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/paddock-dev/paddock/api"
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/runner/runnertest"
 )
 
 // H45: another tenant's session id answers exactly as a random one does.
 func TestTenantIsolation(t *testing.T) {
-	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Auth: api.Auth{HS256Secret: testSecret}})
+	f := newSessionFixture(t, &runnertest.Runtime{}, kernels.Config{}, api.Config{Config: core.Config{Auth: api.Auth{HS256Secret: testSecret}}})
 	alice := hs256(t, t0, "alice", "sessions")
 	bob := hs256(t, t0, "bob", "sessions run")
 

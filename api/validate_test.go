@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"github.com/paddock-dev/paddock/core"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 
 func TestRunValidation(t *testing.T) {
 	// More requests in a row than a tenant's burst: no rate limit here.
-	f := newFixture(t, &runnertest.Runtime{}, pool.Config{}, api.Config{TenantRate: -1}, true)
+	f := newFixture(t, &runnertest.Runtime{}, pool.Config{}, api.Config{Config: core.Config{TenantRate: -1}}, true)
 	many := func(n int, item string) string {
 		return "[" + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + "]"
 	}

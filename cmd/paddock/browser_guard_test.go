@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/paddock-dev/paddock/core"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -85,8 +86,7 @@ func guardedAPI(t *testing.T, args ...string) (*httptest.Server, *atomic.Int64) 
 		t.Fatal(err)
 	}
 	p.Start()
-	srv := httptest.NewServer(api.New(api.Config{Pool: p, Templates: []api.Template{{Name: "python", Language: "python"}},
-		Auth: cfg.auth, Guard: cfg.guard}))
+	srv := httptest.NewServer(api.New(api.Config{Guard: cfg.guard, Config: core.Config{Pool: p, Templates: []api.Template{{Name: "python", Language: "python"}}, Auth: cfg.auth}}))
 	t.Cleanup(func() {
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

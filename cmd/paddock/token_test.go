@@ -10,6 +10,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"github.com/paddock-dev/paddock/core"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -124,7 +125,7 @@ func newAuthAPI(t *testing.T, cfg *config) http.Handler {
 			t.Errorf("pool Close: %v", err)
 		}
 	})
-	return api.New(api.Config{Pool: p, Templates: []api.Template{{Name: "python", Language: "python"}}, Auth: cfg.auth})
+	return api.New(api.Config{Config: core.Config{Pool: p, Templates: []api.Template{{Name: "python", Language: "python"}}, Auth: cfg.auth}})
 }
 
 // A minted token passes the server's middleware configured with the
