@@ -70,6 +70,15 @@ func (s *server) run(c *gin.Context) {
 		return
 	}
 	c.Set(keyTemplate, template)
+	if format := streamFormat(c.GetHeader("Accept")); format != "" {
+		if c.GetHeader(headerIdempotencyKey) != "" {
+			s.writeError(c, invalid("stream_with_idempotency_key",
+				"a streamed run (Accept: %s) cannot carry an Idempotency-Key: its output is not kept for a replay; send one or the other", format))
+			return
+		}
+		s.runStream(c, in, format)
+		return
+	}
 	rj, replayed, err := s.claimRun(c, body)
 	if err != nil {
 		s.writeError(c, err)
