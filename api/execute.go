@@ -10,8 +10,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paddock-dev/paddock/core"
-	"github.com/paddock-dev/paddock/kernels"
-	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -36,7 +34,7 @@ type executeResponse struct {
 	// Warm and Start say how the session's sandbox was made, as in the
 	// session's description: an execute never makes one.
 	Warm   bool           `json:"warm"`
-	Start  pool.StartKind `json:"start"`
+	Start  core.StartKind `json:"start"`
 	Timing timingResponse `json:"timing"`
 }
 
@@ -132,7 +130,7 @@ func (o *cellOutput) add(e runner.Event) {
 // response is the cell's summary. Its timing has the same phases as a
 // run's: queue is the wait for the session's turn, and acquire and start
 // are zero because the session already holds its sandbox.
-func (o *cellOutput) response(res kernels.Execution, total time.Duration) executeResponse {
+func (o *cellOutput) response(res core.Execution, total time.Duration) executeResponse {
 	r := executeResponse{
 		ExecutionCount:  res.ExecutionCount,
 		Stdout:          o.stdout.String(),
@@ -143,7 +141,7 @@ func (o *cellOutput) response(res kernels.Execution, total time.Duration) execut
 		StateLost:       res.StateLost,
 		StateLostReason: res.LostReason,
 		KernelRestarted: res.Restarted,
-		Warm:            res.Start == pool.StartPool || res.Start == pool.StartKernel,
+		Warm:            res.Start == core.StartPool || res.Start == core.StartKernel,
 		Start:           res.Start,
 		Timing: timingResponse{
 			QueueMS: millis(res.Queue),

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paddock-dev/paddock/pool"
+	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -25,7 +25,7 @@ type runResponse struct {
 	StdoutTruncated bool           `json:"stdout_truncated"`
 	StderrTruncated bool           `json:"stderr_truncated"`
 	Warm            bool           `json:"warm"`
-	Start           pool.StartKind `json:"start"`
+	Start           core.StartKind `json:"start"`
 	SandboxID       string         `json:"sandbox_id"`
 	Template        string         `json:"template,omitempty"` // the template the run went to
 	Runtime         string         `json:"runtime,omitempty"`  // what isolated the run: runsc or runc
@@ -101,7 +101,7 @@ func (s *server) run(c *gin.Context) {
 	s.writeRun(c, rj, resp)
 }
 
-func newRunResponse(o pool.Outcome) runResponse {
+func newRunResponse(o core.Outcome) runResponse {
 	r := o.Result
 	resp := runResponse{
 		ExitCode:        r.ExitCode,
@@ -109,7 +109,7 @@ func newRunResponse(o pool.Outcome) runResponse {
 		LimitsReached:   r.LimitsReached,
 		StdoutTruncated: r.StdoutTruncated,
 		StderrTruncated: r.StderrTruncated,
-		Warm:            o.Kind == pool.StartPool,
+		Warm:            o.Kind == core.StartPool,
 		Start:           o.Kind,
 		SandboxID:       o.SandboxID,
 		Timing: timingResponse{

@@ -7,7 +7,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paddock-dev/paddock/core"
-	"github.com/paddock-dev/paddock/pool"
 )
 
 // sessionResponse describes a session to its owner.
@@ -24,7 +23,7 @@ type sessionResponse struct {
 	// Warm and Start say how the session's sandbox was made, as in a
 	// run's response.
 	Warm  bool           `json:"warm"`
-	Start pool.StartKind `json:"start"`
+	Start core.StartKind `json:"start"`
 	// Runtime is what isolates the session's sandbox: runsc or runc.
 	Runtime string `json:"runtime,omitempty"`
 	// Restarts counts the kernels that died under the session and were
@@ -176,7 +175,7 @@ func sessionResponseOf(sess core.Session) sessionResponse {
 		LastUsedAt:     sess.LastUsed.UTC(),
 		ExpiresAt:      sess.ExpiresAt.UTC(),
 		TTLS:           int64(sess.TTL / time.Second),
-		Warm:           sess.Start == pool.StartPool || sess.Start == pool.StartKernel,
+		Warm:           sess.Start == core.StartPool || sess.Start == core.StartKernel,
 		Start:          sess.Start,
 		Runtime:        sess.Runtime,
 		Restarts:       sess.Restarts,

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/paddock-dev/paddock/core"
-	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -21,7 +20,7 @@ type Core interface {
 	Sessions(c core.Caller) []core.Session
 	CloseSession(ctx context.Context, c core.Caller, id string) error
 	SetSessionTTL(c core.Caller, id string, ttl time.Duration) (core.Session, error)
-	Execute(ctx context.Context, c core.Caller, id string, in core.ExecuteInput, events func(runner.Event)) (kernels.Execution, error)
+	Execute(ctx context.Context, c core.Caller, id string, in core.ExecuteInput, events func(runner.Event)) (core.Execution, error)
 	Restart(ctx context.Context, c core.Caller, id string) (core.Session, error)
 	WriteFile(ctx context.Context, c core.Caller, id, path string, content []byte) error
 	ReadFile(ctx context.Context, c core.Caller, id, path string, maxBytes int64) ([]byte, error)

@@ -11,6 +11,7 @@
 // the create answer carries, not by the sandbox id.
 //
 // The door only translates: every call goes through the core (tenancy,
-// limits, validation, accounting). It imports core, runner and kernels
-// (for value types) and gin; never pool, runner/runsc, api or another door.
+// limits, validation, accounting). It imports core, runner (for value
+// types) and gin; never pool or kernels (the core names their types),
+// runner/runsc, api or another door.
 package e2bdoor

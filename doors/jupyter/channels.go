@@ -13,7 +13,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paddock-dev/paddock/core"
-	"github.com/paddock-dev/paddock/kernels"
 )
 
 // Bounds of one connection.
@@ -77,7 +76,7 @@ func (d *door) channels(c *gin.Context) {
 	go k.write(ctx)
 	go k.ping(ctx)
 	go k.serveShell()
-	if s.State == kernels.StateLost {
+	if s.State == core.SessionLost {
 		k.hub.status("dead", nil)
 	}
 	k.read(ctx)

@@ -9,6 +9,6 @@
 // core.Service, which owns tenancy, auth, limits, validation and history.
 // The door only translates. An open kernel WebSocket holds one of its
 // tenant's connections (core's HoldConnection) until it closes.
-// It imports core, kernels, runner and gin, never api, cmd, pool or
+// It imports core, runner and gin, never api, cmd, kernels, pool or
 // another door.
 package jupyterdoor

@@ -9,7 +9,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paddock-dev/paddock/core"
-	"github.com/paddock-dev/paddock/kernels"
 )
 
 // kernelModel is a kernel as Jupyter's REST API shows it.
@@ -27,9 +26,9 @@ func jupyterTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:0
 // executionState maps a session state to Jupyter's: a lost kernel is dead.
 func executionState(state string) string {
 	switch state {
-	case kernels.StateBusy:
+	case core.SessionBusy:
 		return "busy"
-	case kernels.StateLost:
+	case core.SessionLost:
 		return "dead"
 	}
 	return "idle"

@@ -5,7 +5,6 @@ import (
 	"net/netip"
 
 	"github.com/paddock-dev/paddock/core"
-	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -22,7 +21,7 @@ type Core interface {
 
 	CreateSession(ctx context.Context, c core.Caller, in core.SessionInput) (core.Session, error)
 	CloseSession(ctx context.Context, c core.Caller, id string) error
-	Execute(ctx context.Context, c core.Caller, id string, in core.ExecuteInput, events func(runner.Event)) (kernels.Execution, error)
+	Execute(ctx context.Context, c core.Caller, id string, in core.ExecuteInput, events func(runner.Event)) (core.Execution, error)
 	WriteFile(ctx context.Context, c core.Caller, id, path string, content []byte) error
 	ReadFile(ctx context.Context, c core.Caller, id, path string, maxBytes int64) ([]byte, error)
 	ListFiles(ctx context.Context, c core.Caller, id, dir string) ([]runner.FileInfo, error)

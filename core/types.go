@@ -1,0 +1,36 @@
+package core
+
+import (
+	"github.com/paddock-dev/paddock/kernels"
+	"github.com/paddock-dev/paddock/pool"
+)
+
+// The core's own names for what the layers below report, so that a door
+// imports the core alone: what the pool and the kernels call these may
+// change without a door noticing.
+
+// StartKind says how a sandbox was had: from the pool, restored from a
+// snapshot, cold, or (a session) a pre-started kernel.
+type StartKind = pool.StartKind
+
+// Start kinds.
+const (
+	StartPool    = pool.StartPool
+	StartRestore = pool.StartRestore
+	StartCold    = pool.StartCold
+	StartKernel  = pool.StartKernel
+)
+
+// Outcome is how a one-shot run went: its result, start kind, sandbox
+// and phase timings.
+type Outcome = pool.Outcome
+
+// Execution is how a cell went.
+type Execution = kernels.Execution
+
+// Session states, as Session.State reports them.
+const (
+	SessionIdle = kernels.StateIdle
+	SessionBusy = kernels.StateBusy
+	SessionLost = kernels.StateLost
+)
