@@ -46,8 +46,8 @@ type timingResponse struct {
 }
 
 // run serves POST /v1/run: one program on a fresh sandbox. The core
-// checks the request before its Idempotency-Key is claimed, and runs it
-// after.
+// checks the request once, before its Idempotency-Key is claimed, and
+// runs the checked plan after.
 func (s *server) run(c *gin.Context) {
 	body, err := s.readBody(c)
 	if err != nil {
@@ -64,19 +64,19 @@ func (s *server) run(c *gin.Context) {
 		s.writeError(c, err)
 		return
 	}
-	template, err := s.core.CheckRun(caller(c), in)
+	plan, err := s.core.CheckRun(caller(c), in)
 	if err != nil {
 		s.writeError(c, err)
 		return
 	}
-	c.Set(keyTemplate, template)
+	c.Set(keyTemplate, plan.Template())
 	if format := streamFormat(c.GetHeader("Accept")); format != "" {
 		if c.GetHeader(headerIdempotencyKey) != "" {
 			s.writeError(c, invalid("stream_with_idempotency_key",
 				"a streamed run (Accept: %s) cannot carry an Idempotency-Key: its output is not kept for a replay; send one or the other", format))
 			return
 		}
-		s.runStream(c, in, format)
+		s.runStream(c, plan, format)
 		return
 	}
 	rj, replayed, err := s.claimRun(c, body)
@@ -88,7 +88,7 @@ func (s *server) run(c *gin.Context) {
 		return
 	}
 	defer rj.release()
-	res, err := s.core.Run(c.Request.Context(), caller(c), in, nil)
+	res, err := s.core.RunPlanned(c.Request.Context(), plan, nil)
 	if res.SandboxID != "" {
 		c.Set(keySandboxID, res.SandboxID)
 	}

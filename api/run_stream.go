@@ -34,11 +34,11 @@ type (
 	}
 )
 
-// runStream runs the checked program and streams its output as the
+// runStream runs the checked plan and streams its output as the
 // agent hands it over. The 200 goes with the first event or keepalive:
 // an error before it is answered as usual. A client that goes away, or
 // stops reading for streamWriteTimeout, ends the run.
-func (s *server) runStream(c *gin.Context, in core.RunInput, format string) {
+func (s *server) runStream(c *gin.Context, plan core.RunPlan, format string) {
 	ctx, cancel := context.WithCancel(c.Request.Context())
 	defer cancel()
 	w := &streamer{c: c, rc: http.NewResponseController(c.Writer), sse: format == formatSSE,
@@ -48,7 +48,7 @@ func (s *server) runStream(c *gin.Context, in core.RunInput, format string) {
 	var wg sync.WaitGroup
 	wg.Go(func() { w.keepalive(stop, s.cfg.Keepalive) })
 	var chunks chunker
-	res, err := s.core.Run(ctx, caller(c), in, func(stream runner.Stream, chunk []byte) {
+	res, err := s.core.RunPlanned(ctx, plan, func(stream runner.Stream, chunk []byte) {
 		if ev, ok := chunks.event(stream, chunk); ok {
 			w.send(ev.Type, ev)
 		}
@@ -168,4 +168,3 @@ func leadLen(c byte) int {
 	}
 	return 1
 }
-

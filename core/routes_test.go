@@ -32,7 +32,8 @@ func TestRunRoutes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := f.svc.CheckRun(core.Caller{}, tt.in)
+			plan, err := f.svc.CheckRun(core.Caller{}, tt.in)
+			got := plan.Template()
 			if err != nil || got != tt.template {
 				t.Errorf("CheckRun(%+v) = %q, %v; want %q", tt.in, got, err, tt.template)
 			}
@@ -111,7 +112,8 @@ func TestRouteFallbacks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, core.Config{Templates: tt.templates})
-			got, err := f.svc.CheckRun(core.Caller{}, core.RunInput{Language: "python", Code: tt.code})
+			plan, err := f.svc.CheckRun(core.Caller{}, core.RunInput{Language: "python", Code: tt.code})
+			got := plan.Template()
 			if err != nil || got != tt.want {
 				t.Errorf("CheckRun = %q, %v; want %q", got, err, tt.want)
 			}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/paddock-dev/paddock/policy"
@@ -66,19 +67,57 @@ type runPlan struct {
 	opts     pool.RunOptions
 }
 
-// Run runs in on a fresh sandbox of its language's template. It checks
-// the caller's "run" scope, every range (KindInvalid naming the field)
-// and the tenant's runs in flight (KindTooMany). out, when non-nil,
-// receives the output as it comes. On an error the result still names
-// the sandbox, if one was taken.
-func (s *Service) Run(ctx context.Context, c Caller, in RunInput, out runner.OutputFunc) (res RunResult, err error) {
-	defer func() { s.metrics.done(c.Door, "run", err) }()
+// RunPlan is a run CheckRun has validated and authorized, ready for
+// RunPlanned: a door that must do work of its own between the checks and
+// the run (REST's idempotency keys, its choice of a streamed answer)
+// checks once and runs the plan, instead of having the run checked again.
+// The zero RunPlan runs nothing.
+type RunPlan struct {
+	caller Caller
+	plan   runPlan
+	ok     bool
+}
+
+// errUncheckedPlan is a door's bug: a RunPlan CheckRun did not return.
+var errUncheckedPlan = errors.New("core: RunPlanned with a plan CheckRun did not return")
+
+// Template is the template the plan runs on.
+func (p RunPlan) Template() string { return p.plan.template }
+
+// Run runs in on a fresh sandbox of its language's template: CheckRun,
+// then RunPlanned. out, when non-nil, receives the output as it comes.
+func (s *Service) Run(ctx context.Context, c Caller, in RunInput, out runner.OutputFunc) (RunResult, error) {
+	p, err := s.CheckRun(c, in)
+	if err != nil {
+		s.metrics.done(c.Door, "run", err)
+		return RunResult{}, err
+	}
+	return s.RunPlanned(ctx, p, out)
+}
+
+// CheckRun checks in without running it or counting it against any
+// limit: the caller's "run" scope and every range (KindInvalid naming
+// the field). Its plan names the template the run goes to.
+func (s *Service) CheckRun(c Caller, in RunInput) (RunPlan, error) {
 	if err := s.Authorize(c, ScopeRun); err != nil {
-		return res, err
+		return RunPlan{}, err
 	}
 	plan, err := s.planRun(in)
 	if err != nil {
-		return res, err
+		return RunPlan{}, err
+	}
+	return RunPlan{caller: c, plan: plan, ok: true}, nil
+}
+
+// RunPlanned runs a checked plan for the caller it was checked for,
+// within the tenant's runs in flight (KindTooMany). out, when non-nil,
+// receives the output as it comes. On an error the result still names
+// the sandbox, if one was taken.
+func (s *Service) RunPlanned(ctx context.Context, p RunPlan, out runner.OutputFunc) (res RunResult, err error) {
+	c, plan := p.caller, p.plan
+	defer func() { s.metrics.done(c.Door, "run", err) }()
+	if !p.ok {
+		return res, &Error{Kind: KindInternal, Code: "internal", Message: "internal error", cause: errUncheckedPlan}
 	}
 	res.Template, res.Runtime = plan.template, s.runtimeOf[plan.template]
 	arrived := time.Now()
@@ -97,18 +136,6 @@ func (s *Service) Run(ctx context.Context, c Caller, in RunInput, out runner.Out
 	describeOutputs(res.Outcome.Result.Outputs, plan.req.MaxOutputBytes)
 	s.metrics.observeRun(plan.template, res.Outcome)
 	return res, nil
-}
-
-// CheckRun checks in as Run does, without running it or counting it
-// against any limit, and returns the template it would run on. A door
-// that must do work of its own between the checks and the run (REST's
-// idempotency keys) calls it first.
-func (s *Service) CheckRun(c Caller, in RunInput) (template string, err error) {
-	if err := s.Authorize(c, ScopeRun); err != nil {
-		return "", err
-	}
-	plan, err := s.planRun(in)
-	return plan.template, err
 }
 
 // planRun checks in against the limits, in the order of RunInput's
