@@ -2,9 +2,7 @@ package api
 
 import (
 	"context"
-	"net/http"
 	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -41,12 +39,7 @@ type (
 func (s *server) runStream(c *gin.Context, plan core.RunPlan, format string) {
 	ctx, cancel := context.WithCancel(c.Request.Context())
 	defer cancel()
-	w := &streamer{c: c, rc: http.NewResponseController(c.Writer), sse: format == formatSSE,
-		contentType: format, broken: cancel, last: time.Now()}
-
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() { w.keepalive(stop, s.cfg.Keepalive) })
+	w, stopKeepalive := s.openStream(c, format, cancel)
 	var chunks chunker
 	res, err := s.core.RunPlanned(ctx, plan, func(stream runner.Stream, chunk []byte) {
 		if ev, ok := chunks.event(stream, chunk); ok {
@@ -56,8 +49,7 @@ func (s *server) runStream(c *gin.Context, plan core.RunPlan, format string) {
 	for _, ev := range chunks.flush() {
 		w.send(ev.Type, ev)
 	}
-	close(stop)
-	wg.Wait()
+	stopKeepalive()
 	if res.SandboxID != "" {
 		c.Set(keySandboxID, res.SandboxID)
 	}

@@ -78,12 +78,7 @@ func streamEvent(e runner.Event) (typ string, v any, ok bool) {
 func (s *server) executeStream(c *gin.Context, id string, in core.ExecuteInput, format string, begin time.Time) {
 	ctx, cancel := context.WithCancel(c.Request.Context())
 	defer cancel()
-	w := &streamer{c: c, rc: http.NewResponseController(c.Writer), sse: format == formatSSE,
-		contentType: format, broken: cancel, last: time.Now()}
-
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() { w.keepalive(stop, s.cfg.Keepalive) })
+	w, stopKeepalive := s.openStream(c, format, cancel)
 	var out cellOutput
 	res, err := s.core.Execute(ctx, caller(c), id, in, func(e runner.Event) {
 		out.add(e)
@@ -91,8 +86,7 @@ func (s *server) executeStream(c *gin.Context, id string, in core.ExecuteInput, 
 			w.send(typ, v)
 		}
 	})
-	close(stop)
-	wg.Wait()
+	stopKeepalive()
 
 	if err != nil && !w.hasStarted() {
 		s.writeError(c, err)
@@ -111,6 +105,18 @@ func (s *server) executeStream(c *gin.Context, id string, in core.ExecuteInput, 
 	}
 	w.send("end", end)
 	w.finish()
+}
+
+// openStream is a streamer of c's response in format that calls broken
+// once a write fails, and sends keepalives every --keepalive of silence
+// until stop is called.
+func (s *server) openStream(c *gin.Context, format string, broken func()) (w *streamer, stop func()) {
+	w = &streamer{c: c, rc: http.NewResponseController(c.Writer), sse: format == formatSSE,
+		contentType: format, broken: broken, last: time.Now()}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { w.keepalive(done, s.cfg.Keepalive) })
+	return w, func() { close(done); wg.Wait() }
 }
 
 // streamer writes events to the response, one at a time, flushing each.
