@@ -1,5 +1,6 @@
-// Command paddock serves the Paddock API and carries its operator tools:
-// serve, doctor, rootfs, token, mcp and version.
+// Command paddock serves the Paddock API, carries its operator tools
+// (serve, doctor, rootfs, token, mcp, version) and is a client of a
+// running server's public API (run, session, templates, pools).
 package main
 
 import (
@@ -24,6 +25,12 @@ commands:
   mcp      bridge an MCP host on stdin/stdout to a running Paddock's /mcp
   version  print the version
 
+client commands (talk to a running server: --url or PADDOCK_URL, --token or PADDOCK_TOKEN):
+  run        run a program once, streaming its output; exits with its exit code
+  session    an interactive cell loop on one session
+  templates  list the server's templates
+  pools      list the server's pools
+
 run "paddock <command> -h" for the command's flags.
 `
 
@@ -37,6 +44,11 @@ func init() {
 }
 
 func main() {
+	// A client command exits with its own code (the program's, or one of
+	// docs/client.md's), not 0 or 1.
+	if code, ok := clientMain(os.Args[1:]); ok {
+		os.Exit(code)
+	}
 	if err := run(os.Args[1:]); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "paddock:", err)
