@@ -53,6 +53,15 @@ func TestE2EClient(t *testing.T) {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}
 	})
+	t.Run("outputs and args", func(t *testing.T) {
+		dir := t.TempDir()
+		code, _, stderr := runCmd(t, clientRun, "", url, "--output=out/*.txt", "--out="+dir,
+			"-c", "import os, sys\nos.makedirs('out')\nopen('out/r.txt', 'w').write(' '.join(sys.argv[1:]))", "--", "a", "-b")
+		saved := filepath.Join(dir, "out", "r.txt")
+		if b, err := os.ReadFile(saved); code != 0 || err != nil || string(b) != "a -b" || !strings.Contains(stderr, "saved "+saved) {
+			t.Errorf("exit %d, %s: %q %v, stderr %q", code, saved, b, err, stderr)
+		}
+	})
 	t.Run("run json", func(t *testing.T) {
 		code, stdout, _ := runCmd(t, clientRun, "", url, "--json", "--language=node", "-c", "process.exit(5)")
 		var ans runAnswer

@@ -24,14 +24,15 @@ type runFlags struct {
 	outDir   string
 	stdin    bool
 	timeout  time.Duration
-	source   string // the program's file, when not -c
+	source   string   // the program's file, when not -c
+	args     []string // after "--": the program's arguments
 }
 
 // parseRunFlags parses `paddock run` arguments; the program comes from
 // -c or from the one file named.
 func parseRunFlags(args []string, w io.Writer) (runFlags, error) {
 	var f runFlags
-	fs := newClientFlags("run", "FILE | -c CODE [flags]\n\nRuns the program once and exits with its exit code (docs/client.md lists the others).", w)
+	fs := newClientFlags("run", "FILE | -c CODE [flags] [-- ARGS...]\n\nRuns the program once and exits with its exit code (docs/client.md lists the others).", w)
 	f.remote.register(fs)
 	fs.StringVar(&f.code, "c", "", "the program's code, instead of a FILE")
 	fs.StringVar(&f.language, "language", "", "python or node; by default inferred from FILE's extension, python with -c")
@@ -41,11 +42,16 @@ func parseRunFlags(args []string, w io.Writer) (runFlags, error) {
 	fs.StringVar(&f.outDir, "out", ".", "directory to save --output files in")
 	fs.BoolVar(&f.stdin, "stdin", false, "send this command's stdin as the program's stdin")
 	fs.DurationVar(&f.timeout, "timeout", 0, "wall-time limit of the program (default: the server's)")
-	// Flags may come after FILE as well as before it.
+	// Flags may come after FILE as well as before it; what follows "--"
+	// is the program's arguments.
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			return f, err
+		}
+		if used := len(args) - fs.NArg(); used > 0 && args[used-1] == "--" {
+			f.args = fs.Args()
+			break
 		}
 		if fs.NArg() == 0 {
 			break
@@ -97,6 +103,7 @@ type runBody struct {
 	Files     []fileBody `json:"files,omitempty"`
 	Outputs   []string   `json:"outputs,omitempty"`
 	Stdin     string     `json:"stdin,omitempty"`
+	Args      []string   `json:"args,omitempty"`
 	TimeoutMS int64      `json:"timeout_ms,omitempty"`
 }
 
@@ -130,7 +137,7 @@ type runAnswer struct {
 // buildRunBody reads the program, the uploads and stdin into a request.
 func buildRunBody(f runFlags, stdin io.Reader) (runBody, error) {
 	b := runBody{Language: f.language, Template: f.template, Code: f.code, Outputs: f.outputs,
-		TimeoutMS: f.timeout.Milliseconds()}
+		Args: f.args, TimeoutMS: f.timeout.Milliseconds()}
 	if f.source != "" {
 		src, err := os.ReadFile(f.source)
 		if err != nil {

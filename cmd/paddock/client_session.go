@@ -113,10 +113,11 @@ func clientSession(ctx context.Context, args []string, cio clientIO) int {
 	s := &sessionLoop{c: c, f: f, cio: cio, id: sess.ID, next: sess.ExecutionCount + 1}
 	cells := newCellReader(cio.stdin)
 	for {
+		first := fmt.Sprintf("In [%d]: ", s.next)
 		if tty {
-			fmt.Fprintf(cio.stdout, "In [%d]: ", s.next)
+			fmt.Fprint(cio.stdout, first)
 		}
-		cell, err := readCellCtx(ctx, cells, tty, cio.stdout)
+		cell, err := readCellCtx(ctx, cells, tty, cio.stdout, first)
 		if ctx.Err() != nil {
 			fmt.Fprintln(cio.stderr, "paddock: interrupted")
 			return exitInterrupted
@@ -141,16 +142,20 @@ func clientSession(ctx context.Context, args []string, cio clientIO) int {
 
 // readCellCtx reads a cell, giving up when ctx ends (the read itself
 // goes on in the background: stdin cannot be interrupted).
-func readCellCtx(ctx context.Context, cells *cellReader, tty bool, prompt io.Writer) (string, error) {
+func readCellCtx(ctx context.Context, cells *cellReader, tty bool, prompt io.Writer, first string) (string, error) {
 	type read struct {
 		cell string
 		err  error
 	}
 	ch := make(chan read, 1)
 	go func() {
-		cell, err := cells.next(func() {
-			if tty {
+		cell, err := cells.next(func(continued bool) {
+			switch {
+			case !tty:
+			case continued:
 				fmt.Fprint(prompt, "   ...: ")
+			default:
+				fmt.Fprint(prompt, first)
 			}
 		})
 		ch <- read{cell, err}
@@ -172,15 +177,17 @@ type cellReader struct{ r *bufio.Reader }
 func newCellReader(r io.Reader) *cellReader { return &cellReader{bufio.NewReader(r)} }
 
 // next returns the next cell, and io.EOF with the last one (which may
-// be empty). more is called before each continuation line is read.
-func (c *cellReader) next(more func()) (string, error) {
+// be empty). prompt is called before each further line is read:
+// continued says the cell has begun.
+func (c *cellReader) next(prompt func(continued bool)) (string, error) {
 	var lines []string
 	for {
 		line, err := c.r.ReadString('\n')
 		line = strings.TrimRight(line, "\r\n")
 		switch {
 		case strings.TrimSpace(line) == "" && len(lines) == 0 && err == nil:
-			continue // nothing typed yet
+			prompt(false) // nothing typed yet
+			continue
 		case line == "" && err == nil: // only a truly empty line: one of spaces stays in the cell
 			return strings.Join(lines, "\n"), nil
 		case len(lines) == 0 && strings.HasPrefix(line, "%"):
@@ -192,7 +199,7 @@ func (c *cellReader) next(more func()) (string, error) {
 		if err != nil {
 			return strings.Join(lines, "\n"), err
 		}
-		more()
+		prompt(true)
 	}
 }
 

@@ -41,9 +41,10 @@ func ndjsonLines(w http.ResponseWriter, events ...string) {
 
 func TestParseRunFlags(t *testing.T) {
 	for _, tc := range []struct {
-		args    []string
-		lang    string
-		wantErr string
+		args     []string
+		lang     string
+		progArgs []string
+		wantErr  string
 	}{
 		{args: []string{"prog.py"}, lang: "python"},
 		{args: []string{"x.mjs"}, lang: "node"},
@@ -56,6 +57,8 @@ func TestParseRunFlags(t *testing.T) {
 		{args: []string{}, wantErr: "give a FILE"},
 		{args: []string{"-c", "1", "a.py"}, wantErr: "not both"},
 		{args: []string{"a.py", "b.py"}, wantErr: "one FILE only"},
+		{args: []string{"a.py", "--", "b.py", "-x"}, lang: "python", progArgs: []string{"b.py", "-x"}},
+		{args: []string{"-c", "1", "--language", "node", "--", "--json"}, lang: "node", progArgs: []string{"--json"}},
 		{args: []string{"--bogus", "a.py"}, wantErr: "not defined"},
 	} {
 		f, err := parseRunFlags(tc.args, io.Discard)
@@ -64,8 +67,8 @@ func TestParseRunFlags(t *testing.T) {
 			t.Errorf("%q: err %v, want %q", tc.args, err, tc.wantErr)
 		case tc.wantErr == "" && err != nil:
 			t.Errorf("%q: %v", tc.args, err)
-		case tc.wantErr == "" && f.language != tc.lang:
-			t.Errorf("%q: language %q, want %q", tc.args, f.language, tc.lang)
+		case tc.wantErr == "" && (f.language != tc.lang || !reflect.DeepEqual(f.args, tc.progArgs) || f.remote.json):
+			t.Errorf("%q: language %q, args %q, json %v; want %q, %q", tc.args, f.language, f.args, f.remote.json, tc.lang, tc.progArgs)
 		}
 	}
 	t.Setenv("PADDOCK_URL", "http://example.test:9")
@@ -255,7 +258,7 @@ func TestCellReader(t *testing.T) {
 	r := newCellReader(strings.NewReader(in))
 	var cells []string
 	for {
-		c, err := r.next(func() {})
+		c, err := r.next(func(bool) {})
 		cells = append(cells, c)
 		if err != nil {
 			break
