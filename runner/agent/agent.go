@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/paddock-dev/paddock/runner/agent/workspace"
 	"github.com/paddock-dev/paddock/runner/wire"
 )
 
@@ -61,7 +62,7 @@ func (a *Agent) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		return a.failStart(w, err)
 	}
 	defer root.Close()
-	files, err := newFileWriter(root, a.cfg.switchesUser(), a.cfg.UID, a.cfg.GID)
+	files, err := workspace.Open(root, a.cfg.switchesUser(), a.cfg.UID, a.cfg.GID)
 	if err != nil {
 		return a.failStart(w, err)
 	}

@@ -59,7 +59,7 @@ func (k *kernel) command(f wire.Frame) error {
 	if err != nil {
 		return refuse(true, err)
 	}
-	dir, err := k.s.files.workDir(req.Dir)
+	dir, err := k.s.files.WorkDir(req.Dir)
 	if err != nil {
 		return k.s.ack(fileAck(req.ID, err))
 	}

@@ -1,11 +1,15 @@
 package agent
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/paddock-dev/paddock/runner/agent/workspace"
+)
 
 var (
 	// ErrBadPath means a request's file path is not a clean relative path
 	// inside the working directory.
-	ErrBadPath = errors.New("bad file path")
+	ErrBadPath = workspace.ErrBadPath
 	// ErrBadRequest means a run request is malformed (negative limits,
 	// NUL bytes in arguments or environment…).
 	ErrBadRequest = errors.New("bad run request")
@@ -26,10 +30,10 @@ var (
 	// ErrKernelLost means the kernel's interpreter died or stopped answering.
 	ErrKernelLost = errors.New("kernel lost")
 	// ErrFileTooLarge means a file is larger than a read may return.
-	ErrFileTooLarge = errors.New("file too large")
+	ErrFileTooLarge = workspace.ErrFileTooLarge
 	// ErrNotRegular means a read named a pipe, a socket or a device.
-	ErrNotRegular = errors.New("not a regular file")
+	ErrNotRegular = workspace.ErrNotRegular
 	// ErrTooManyEntries means a directory holds more entries than a listing
 	// may return.
-	ErrTooManyEntries = errors.New("too many directory entries")
+	ErrTooManyEntries = workspace.ErrTooManyEntries
 )

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"syscall"
 
+	"github.com/paddock-dev/paddock/runner/agent/workspace"
 	"github.com/paddock-dev/paddock/runner/wire"
 )
 
@@ -16,7 +17,7 @@ func (k *kernel) writeFile(f wire.Frame) error {
 	if ok, err := k.decode(f, &req); !ok {
 		return err
 	}
-	return k.s.ack(fileAck(req.ID, k.s.files.replace(req.Path, req.Content)))
+	return k.s.ack(fileAck(req.ID, k.s.files.Replace(req.Path, req.Content)))
 }
 
 func (k *kernel) readFile(f wire.Frame) error {
@@ -24,7 +25,7 @@ func (k *kernel) readFile(f wire.Frame) error {
 	if ok, err := k.decode(f, &req); !ok {
 		return err
 	}
-	content, err := k.s.files.read(req.Path, req.Max)
+	content, err := k.s.files.Read(req.Path, req.Max)
 	a := fileAck(req.ID, err)
 	a.Content = content
 	return k.s.ack(a)
@@ -35,7 +36,7 @@ func (k *kernel) listFiles(f wire.Frame) error {
 	if ok, err := k.decode(f, &req); !ok {
 		return err
 	}
-	entries, err := k.s.files.list(req.Path)
+	entries, err := k.s.files.List(req.Path)
 	a := fileAck(req.ID, err)
 	a.Entries = entries
 	return k.s.ack(a)
@@ -59,7 +60,7 @@ func fileAck(id uint64, err error) wire.Ack {
 // agent itself failed.
 func fileErrCode(err error) string {
 	switch {
-	case errors.Is(err, ErrBadPath), escapes(err):
+	case errors.Is(err, ErrBadPath), workspace.Escapes(err):
 		return wire.FileErrBadPath
 	case errors.Is(err, ErrFileTooLarge):
 		return wire.FileErrTooLarge
@@ -96,12 +97,4 @@ func fileErrCode(err error) string {
 		return wire.FileErrExists
 	}
 	return ""
-}
-
-// escapes reports whether err is os.Root's refusal to leave its directory,
-// through ".." or a symbolic link. The os package does not export that
-// error; its message is part of its behaviour.
-func escapes(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent"
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/paddock-dev/paddock/runner/agent/workspace"
 	"github.com/paddock-dev/paddock/runner/wire"
 )
 
@@ -24,7 +25,7 @@ import (
 // at most maxOutputWalk directory entries in all.
 
 // maxOutputWalk bounds the directory entries one run's patterns may read.
-const maxOutputWalk = maxListEntries
+const maxOutputWalk = workspace.MaxListEntries
 
 // errWalkTooLong stops a pattern whose walk would read too many entries.
 var errWalkTooLong = errors.New("too many directory entries to match")
@@ -32,7 +33,7 @@ var errWalkTooLong = errors.New("too many directory entries to match")
 // checkPattern accepts what checkPath accepts that is also a well-formed
 // path.Match pattern.
 func checkPattern(p string) error {
-	if err := checkPath(p); err != nil {
+	if err := workspace.CheckPath(p); err != nil {
 		return err
 	}
 	if _, err := path.Match(p, ""); err != nil {
@@ -43,7 +44,7 @@ func checkPattern(p string) error {
 
 // outputWalk answers one run's patterns.
 type outputWalk struct {
-	w     fileWriter
+	w     workspace.Dir
 	send  func(wire.OutputFile, []byte) error
 	room  int64 // content bytes left
 	left  int   // entries left
@@ -141,7 +142,7 @@ func (o *outputWalk) glob(dir string, comps []string, out *[]match) error {
 	}
 	for _, name := range names {
 		p := path.Join(dir, name)
-		fi, err := o.w.root.Lstat(p)
+		fi, err := o.w.Lstat(p)
 		if err != nil {
 			continue // nothing there, so no match
 		}
@@ -167,7 +168,7 @@ func hasMeta(comp string) bool {
 // readDir returns the names in the directory dir, sorted, charging them
 // to the walk; a directory it cannot read has none.
 func (o *outputWalk) readDir(dir string) ([]string, error) {
-	d, err := o.w.open(dir, os.O_RDONLY|syscall.O_DIRECTORY)
+	d, err := o.w.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY)
 	if err != nil {
 		return nil, nil
 	}
@@ -187,7 +188,7 @@ func (o *outputWalk) readDir(dir string) ([]string, error) {
 // answer sends the entry for the match m of pattern p: the file with its
 // content, or why not.
 func (o *outputWalk) answer(p string, m match) error {
-	e := wire.OutputFile{Pattern: p, Path: m.path, Mode: lsMode(m.info.Mode())}
+	e := wire.OutputFile{Pattern: p, Path: m.path, Mode: workspace.LsMode(m.info.Mode())}
 	mode := m.info.Mode()
 	switch {
 	case mode&fs.ModeSymlink != 0:
@@ -196,7 +197,7 @@ func (o *outputWalk) answer(p string, m match) error {
 		e.Code = wire.OutputErrIsDir
 	case !mode.IsRegular():
 		e.Code = wire.OutputErrNotRegular
-	case o.w.mayRead(m.info) != nil:
+	case o.w.MayRead(m.info) != nil:
 		e.Code = wire.OutputErrPermission
 	case m.info.Size() > o.room:
 		e.Code, e.Size = wire.OutputErrTooLarge, m.info.Size()
@@ -217,7 +218,7 @@ func (o *outputWalk) answer(p string, m match) error {
 func (o *outputWalk) read(m match) ([]byte, string) {
 	// Non-blocking: should the file have become a pipe, opening it must
 	// not wait for a writer.
-	f, err := o.w.open(m.path, os.O_RDONLY|syscall.O_NONBLOCK)
+	f, err := o.w.OpenFile(m.path, os.O_RDONLY|syscall.O_NONBLOCK)
 	if err != nil {
 		return nil, openCode(err)
 	}
@@ -244,7 +245,7 @@ func openCode(err error) string {
 	switch {
 	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
 		return wire.OutputErrPermission
-	case errors.Is(err, syscall.ELOOP), errors.Is(err, ErrBadPath), escapes(err):
+	case errors.Is(err, syscall.ELOOP), errors.Is(err, ErrBadPath), workspace.Escapes(err):
 		return wire.OutputErrSymlink
 	case errors.Is(err, syscall.ENXIO), errors.Is(err, syscall.ENODEV):
 		return wire.OutputErrNotRegular

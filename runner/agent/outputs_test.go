@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/paddock-dev/paddock/runner/agent/workspace"
 	"github.com/paddock-dev/paddock/runner/wire"
 )
 
@@ -148,7 +149,7 @@ func TestOutputWalk(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer root.Close()
-			w, err := newFileWriter(root, false, 0, 0)
+			w, err := workspace.Open(root, false, 0, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -32,7 +32,7 @@ func (s *session) run(ctx context.Context, payload []byte) (wire.Exit, error) {
 	if err := checkRun(req); err != nil {
 		return wire.Exit{}, runFailure{badRequest: true, err: err}
 	}
-	if err := s.files.write(req.Files); err != nil {
+	if err := s.files.Write(req.Files); err != nil {
 		return wire.Exit{}, runFailure{badRequest: true, err: err}
 	}
 	if s.interp.hasExited() {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paddock-dev/paddock/runner/agent/workspace"
 	"github.com/paddock-dev/paddock/runner/wire"
 )
 
@@ -19,7 +20,7 @@ const usedMessage = "sandbox already used"
 type session struct {
 	agent  *Agent
 	w      *wire.Writer
-	files  fileWriter
+	files  workspace.Dir
 	reaper *reaper
 	interp *interpreter // the current interpreter: a kernel's restart replaces it
 	pumps  [2]*pump
@@ -174,9 +175,9 @@ func (s *session) fail(badRequest bool, msg string) error {
 // the request explains is the agent's own failure.
 func (s *session) failRun(rf runFailure) error {
 	f := wire.Fail{BadRequest: rf.badRequest, Message: rf.err.Error()}
-	var ff *fileFailure
+	var ff *workspace.FileFailure
 	if errors.As(rf.err, &ff) {
-		f.Path, f.Code = ff.path, fileErrCode(ff.err)
+		f.Path, f.Code = ff.Path, fileErrCode(ff.Err)
 		f.BadRequest = f.Code != ""
 	}
 	return s.sendFail(f)

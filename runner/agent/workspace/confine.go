@@ -1,4 +1,4 @@
-package agent
+package workspace
 
 import (
 	"errors"
@@ -19,22 +19,22 @@ import (
 // where the kernel says it is (/proc/self/fd), and directories are
 // created and entries renamed only relative to such a checked descriptor.
 
-// newFileWriter writes beneath root, as uid and gid when chown is set.
-func newFileWriter(root *os.Root, chown bool, uid, gid int) (fileWriter, error) {
+// Open writes beneath root, as uid and gid when chown is set.
+func Open(root *os.Root, chown bool, uid, gid int) (Dir, error) {
 	d, err := root.Open(".")
 	if err != nil {
-		return fileWriter{}, fmt.Errorf("opening workdir: %w", err)
+		return Dir{}, fmt.Errorf("opening workdir: %w", err)
 	}
 	defer d.Close()
-	dir, err := fdPath(d)
+	dir, err := FDPath(d)
 	if err != nil {
-		return fileWriter{}, fmt.Errorf("locating workdir: %w", err)
+		return Dir{}, fmt.Errorf("locating workdir: %w", err)
 	}
-	return fileWriter{root: root, dir: dir, chown: chown, uid: uid, gid: gid}, nil
+	return Dir{root: root, dir: dir, chown: chown, uid: uid, gid: gid}, nil
 }
 
-// fdPath is where the kernel says f is.
-func fdPath(f *os.File) (string, error) {
+// FDPath is where the kernel says f is.
+func FDPath(f *os.File) (string, error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return "", err
@@ -51,8 +51,8 @@ func fdPath(f *os.File) (string, error) {
 
 // confine returns f when it lies beneath the working directory; else it
 // closes f and refuses the path p that led there.
-func (w fileWriter) confine(f *os.File, p string) (*os.File, error) {
-	at, err := fdPath(f)
+func (w Dir) confine(f *os.File, p string) (*os.File, error) {
+	at, err := FDPath(f)
 	if err == nil && at != w.dir && !strings.HasPrefix(at, w.dir+"/") {
 		err = fmt.Errorf("path %q resolves outside the working directory: %w", p, ErrBadPath)
 	}
@@ -64,7 +64,7 @@ func (w fileWriter) confine(f *os.File, p string) (*os.File, error) {
 }
 
 // open opens p beneath root (see os.Root.OpenFile), confined.
-func (w fileWriter) open(p string, flag int) (*os.File, error) {
+func (w Dir) OpenFile(p string, flag int) (*os.File, error) {
 	f, err := w.root.OpenFile(p, flag, 0)
 	if err != nil {
 		return nil, err
@@ -74,8 +74,8 @@ func (w fileWriter) open(p string, flag int) (*os.File, error) {
 
 // mkdirAll creates the missing directories of dir ("." is the working
 // directory), owned by the user, and returns dir open.
-func (w fileWriter) mkdirAll(dir string) (*os.File, error) {
-	d, err := w.open(".", os.O_RDONLY|syscall.O_DIRECTORY)
+func (w Dir) MkdirAll(dir string) (*os.File, error) {
+	d, err := w.OpenFile(".", os.O_RDONLY|syscall.O_DIRECTORY)
 	if err != nil || dir == "." {
 		return d, err
 	}
@@ -94,7 +94,7 @@ func (w fileWriter) mkdirAll(dir string) (*os.File, error) {
 
 // mkdirAt creates the directory name in parent, unless it exists, and
 // opens it, confined; p names it in errors.
-func (w fileWriter) mkdirAt(parent *os.File, name, p string) (*os.File, error) {
+func (w Dir) mkdirAt(parent *os.File, name, p string) (*os.File, error) {
 	pfd := int(parent.Fd())
 	err := syscall.Mkdirat(pfd, name, 0o755)
 	switch {
@@ -116,3 +116,7 @@ func (w fileWriter) mkdirAt(parent *os.File, name, p string) (*os.File, error) {
 // unixAtSymlinkNofollow is AT_SYMLINK_NOFOLLOW, which package syscall
 // does not name on every architecture.
 const unixAtSymlinkNofollow = 0x100
+
+// Lstat describes p beneath the directory without following a final
+// symbolic link.
+func (w Dir) Lstat(p string) (fs.FileInfo, error) { return w.root.Lstat(p) }

@@ -1,10 +1,10 @@
-package agent
+package workspace
 
 import "io/fs"
 
-// lsMode renders m as ls -l does: "-rw-r--r--", "drwxr-xr-x",
+// LsMode renders m as ls -l does: "-rw-r--r--", "drwxr-xr-x",
 // "lrwxrwxrwx", "-rwsr-x--T".
-func lsMode(m fs.FileMode) string {
+func LsMode(m fs.FileMode) string {
 	var b [10]byte
 	switch {
 	case m&fs.ModeDir != 0:

@@ -1,4 +1,4 @@
-package agent
+package workspace
 
 import (
 	"crypto/rand"
@@ -21,21 +21,21 @@ import (
 // directory), a write replaces the file instead of writing through it, and
 // a read opens only regular files the user may read.
 
-// maxFileContent bounds a read: the content, in base64, fits in one Ack.
-const maxFileContent = wire.MaxPayload/4*3 - 64<<10
+// MaxFileContent bounds a read: the content, in base64, fits in one Ack.
+const MaxFileContent = wire.MaxPayload/4*3 - 64<<10
 
-// maxListEntries bounds a directory listing.
-const maxListEntries = 10_000
+// MaxListEntries bounds a directory listing.
+const MaxListEntries = 10_000
 
 // replace writes content to p, creating missing parent directories: the
 // content goes to a new file, owned by the user, that is then renamed over
 // p. The directory is open, confined, throughout: the new file and the
 // rename are relative to it.
-func (w fileWriter) replace(p string, content []byte) error {
-	if err := checkPath(p); err != nil {
+func (w Dir) Replace(p string, content []byte) error {
+	if err := CheckPath(p); err != nil {
 		return err
 	}
-	d, err := w.mkdirAll(path.Dir(p))
+	d, err := w.MkdirAll(path.Dir(p))
 	if err != nil {
 		return err
 	}
@@ -72,17 +72,17 @@ func (w fileWriter) replace(p string, content []byte) error {
 }
 
 // read returns the content of the regular file p, at most max bytes (zero:
-// maxFileContent); a larger file is refused.
-func (w fileWriter) read(p string, max int64) ([]byte, error) {
-	if err := checkPath(p); err != nil {
+// MaxFileContent); a larger file is refused.
+func (w Dir) Read(p string, max int64) ([]byte, error) {
+	if err := CheckPath(p); err != nil {
 		return nil, err
 	}
-	limit := int64(maxFileContent)
+	limit := int64(MaxFileContent)
 	if max > 0 && max < limit {
 		limit = max
 	}
 	// Non-blocking: opening a pipe must not wait for a writer.
-	f, err := w.open(p, os.O_RDONLY|syscall.O_NONBLOCK)
+	f, err := w.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (w fileWriter) read(p string, max int64) ([]byte, error) {
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%s: %w", p, ErrNotRegular)
 	}
-	if err := w.mayRead(fi); err != nil {
+	if err := w.MayRead(fi); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	if fi.Size() > limit {
@@ -116,7 +116,7 @@ func (w fileWriter) read(p string, max int64) ([]byte, error) {
 // mayRead checks that the user could read the file: the agent may run as
 // root, and a hard link can bring another user's file into the working
 // directory.
-func (w fileWriter) mayRead(fi fs.FileInfo) error {
+func (w Dir) MayRead(fi fs.FileInfo) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !w.chown || !ok {
 		return nil
@@ -139,14 +139,14 @@ func (w fileWriter) mayRead(fi fs.FileInfo) error {
 
 // list describes the entries of directory p ("" or "." is the working
 // directory), sorted by name. Symbolic links are described, not followed.
-func (w fileWriter) list(p string) ([]wire.FileEntry, error) {
+func (w Dir) List(p string) ([]wire.FileEntry, error) {
 	name := p
 	if p == "" || p == "." {
 		name = "."
-	} else if err := checkPath(p); err != nil {
+	} else if err := CheckPath(p); err != nil {
 		return nil, err
 	}
-	d, err := w.open(name, os.O_RDONLY)
+	d, err := w.OpenFile(name, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
@@ -158,12 +158,12 @@ func (w fileWriter) list(p string) ([]wire.FileEntry, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s: %w", name, syscall.ENOTDIR)
 	}
-	dirents, err := d.ReadDir(maxListEntries + 1)
+	dirents, err := d.ReadDir(MaxListEntries + 1)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	if len(dirents) > maxListEntries {
-		return nil, fmt.Errorf("%s has more than %d entries: %w", name, maxListEntries, ErrTooManyEntries)
+	if len(dirents) > MaxListEntries {
+		return nil, fmt.Errorf("%s has more than %d entries: %w", name, MaxListEntries, ErrTooManyEntries)
 	}
 	entries := make([]wire.FileEntry, 0, len(dirents))
 	for _, de := range dirents {
@@ -175,7 +175,7 @@ func (w fileWriter) list(p string) ([]wire.FileEntry, error) {
 			Name:  de.Name(),
 			Size:  info.Size(),
 			IsDir: info.IsDir(),
-			Mode:  lsMode(info.Mode()),
+			Mode:  LsMode(info.Mode()),
 			MTime: info.ModTime().UTC(),
 		})
 	}
@@ -185,18 +185,18 @@ func (w fileWriter) list(p string) ([]wire.FileEntry, error) {
 
 // workDir is where the directory p ("" or "." is the working directory) lies
 // beneath the working directory, as the kernel names it.
-func (w fileWriter) workDir(p string) (string, error) {
+func (w Dir) WorkDir(p string) (string, error) {
 	name := "."
 	if p != "" && p != "." {
-		if err := checkPath(p); err != nil {
+		if err := CheckPath(p); err != nil {
 			return "", err
 		}
 		name = p
 	}
-	d, err := w.open(name, os.O_RDONLY|syscall.O_DIRECTORY)
+	d, err := w.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY)
 	if err != nil {
 		return "", err
 	}
 	defer d.Close()
-	return fdPath(d)
+	return FDPath(d)
 }

@@ -1,4 +1,4 @@
-package agent
+package workspace
 
 import (
 	"errors"
@@ -34,12 +34,12 @@ func TestCheckPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := checkPath(tt.path)
+			err := CheckPath(tt.path)
 			if tt.ok && err != nil {
-				t.Errorf("checkPath(%q) = %v, want nil", tt.path, err)
+				t.Errorf("CheckPath(%q) = %v, want nil", tt.path, err)
 			}
 			if !tt.ok && !errors.Is(err, ErrBadPath) {
-				t.Errorf("checkPath(%q) = %v, want ErrBadPath", tt.path, err)
+				t.Errorf("CheckPath(%q) = %v, want ErrBadPath", tt.path, err)
 			}
 		})
 	}
@@ -96,11 +96,11 @@ func TestFileWriter(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer root.Close()
-			w, err := newFileWriter(root, false, 0, 0)
+			w, err := Open(root, false, 0, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = w.write(tt.files)
+			err = w.Write(tt.files)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("write = %v, want error %v", err, tt.wantErr)
 			}

@@ -1,4 +1,4 @@
-package agent
+package workspace
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ func TestConfine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	w, err := newFileWriter(root, false, 0, 0)
+	w, err := Open(root, false, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestConfine(t *testing.T) {
 
 	// Creating parents follows a link as the kernel does, then refuses
 	// where it led: nothing is made outside.
-	if err := w.replace("out/new/x", []byte("x")); !errors.Is(err, ErrBadPath) {
+	if err := w.Replace("out/new/x", []byte("x")); !errors.Is(err, ErrBadPath) {
 		t.Errorf("replace through a link out = %v, want a bad path", err)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
