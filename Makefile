@@ -56,14 +56,16 @@ cc: ## install a C compiler when none is found (the server's cgo build needs one
 runsc: $(RUNSC) ## build the pinned runsc (static) into the cache
 # deploy/runsc/build.sh builds it from the module proxy's source with its
 # seccomp filters precompiled, as gVisor's own release build does, and the
-# Sentry's collector slowed while a sandbox starts (see the script). The compile runs at a lower CPU priority: during `make install`
-# the binaries and the root filesystems are the longer path to a first answer.
+# Sentry's collector slowed while a sandbox starts (see the script). On a
+# fresh machine the compile is the longest step of `make install` (244 s
+# of 4 min 3 s measured), so it runs at normal priority and the root
+# filesystems, mostly downloads and unpacking, at a lower one.
 # No prerequisites: the recipe's digest is in the path, and a fresh
 # checkout's newer file times must not rebuild a cached runsc.
 $(RUNSC):
 	@echo "[runsc] building $(GVISOR_VERSION) (static, seccomp filters precompiled, the Sentry collecting less while it starts, checkpoints without the EROFS dentry cache; about 3.5 min on 2 cores with a cold Go build cache)"
 	@start=$$(date +%s); mkdir -p $(dir $@) && \
-	nice -n 10 sh deploy/runsc/build.sh $(GVISOR_VERSION) $@ && \
+	sh deploy/runsc/build.sh $(GVISOR_VERSION) $@ && \
 	echo "[runsc] built in $$(( $$(date +%s) - start )) s: $@"
 
 # The server is built with cgo: the runc runtime's nsenter bootstrap is C
@@ -81,7 +83,7 @@ $(BIN)/paddock-agent: $(GO_SOURCES)
 
 .PHONY: rootfs
 rootfs: deps build ## build the template root filesystems at the same time (cached by template hash)
-	$(BIN)/paddock rootfs --cache-dir=$(PADDOCK_CACHE)
+	nice -n 10 $(BIN)/paddock rootfs --cache-dir=$(PADDOCK_CACHE)
 
 # runsc and the root filesystems do not depend on each other: a sub-make
 # builds them at the same time (compiling runsc is CPU work, mmdebstrap
