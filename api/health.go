@@ -11,15 +11,19 @@ type healthBody struct {
 }
 
 type readyBody struct {
-	Status    string          `json:"status"`
-	Templates []templateReady `json:"templates,omitempty"`
+	Status string `json:"status"`
+	// ReadyTemplates names the templates that answer runs from a working
+	// pool now, in configuration order: while the others fill, these
+	// already serve.
+	ReadyTemplates []string        `json:"ready_templates"`
+	Templates      []templateReady `json:"templates"`
 }
 
 type templateReady struct {
 	Name    string `json:"name"`
 	Target  int    `json:"target"`
-	Ready   int    `json:"ready"`
-	Healthy bool   `json:"healthy"`
+	Ready   int    `json:"ready"`   // pooled sandboxes ready now
+	Healthy bool   `json:"healthy"` // the pool has produced a working sandbox
 }
 
 // healthz answers while the process serves HTTP.
@@ -28,17 +32,21 @@ func (s *server) healthz(c *gin.Context) {
 }
 
 // readyz answers 200 once every pooled template has produced a working
-// sandbox, else 503 with each template's progress.
+// sandbox, else 503; both say which templates are ready and each one's
+// progress.
 func (s *server) readyz(c *gin.Context) {
-	if s.core.Ready() {
-		writeJSON(c, http.StatusOK, readyBody{Status: "ready"})
-		return
-	}
-	body := readyBody{Status: "starting", Templates: []templateReady{}}
+	body := readyBody{Status: "starting", ReadyTemplates: []string{}, Templates: []templateReady{}}
 	for _, st := range s.core.PoolStats() {
-		body.Templates = append(body.Templates, templateReady{
-			Name: st.Template, Target: st.Target, Ready: st.Ready, Healthy: st.Healthy,
-		})
+		// A template that keeps no sandbox warm starts one per run and
+		// holds nothing back.
+		if st.Healthy || st.Target == 0 {
+			body.ReadyTemplates = append(body.ReadyTemplates, st.Template)
+		}
+		body.Templates = append(body.Templates, templateReady{Name: st.Template, Target: st.Target, Ready: st.Ready, Healthy: st.Healthy})
 	}
-	writeJSON(c, http.StatusServiceUnavailable, body)
+	status := http.StatusServiceUnavailable
+	if s.core.Ready() {
+		body.Status, status = "ready", http.StatusOK
+	}
+	writeJSON(c, status, body)
 }

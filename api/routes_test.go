@@ -52,14 +52,16 @@ func TestReadyz(t *testing.T) {
 	f := newFixture(t, rt, pool.Config{}, api.Config{}, false)
 
 	rec := f.do(t, http.MethodGet, "/readyz", "")
-	checkResponse(t, rec, http.StatusServiceUnavailable, `{"status":"starting","templates":[`+
+	checkResponse(t, rec, http.StatusServiceUnavailable, `{"status":"starting","ready_templates":["node"],"templates":[`+
 		`{"name":"python","target":1,"ready":0,"healthy":false},`+
 		`{"name":"node","target":0,"ready":0,"healthy":false}]}`+"\n")
 
 	close(gate)
 	waitFor(t, "pool ready", f.pool.Ready)
 	rec = f.do(t, http.MethodGet, "/readyz", "")
-	checkResponse(t, rec, http.StatusOK, `{"status":"ready"}`+"\n")
+	checkResponse(t, rec, http.StatusOK, `{"status":"ready","ready_templates":["python","node"],"templates":[`+
+		`{"name":"python","target":1,"ready":1,"healthy":true},`+
+		`{"name":"node","target":0,"ready":0,"healthy":false}]}`+"\n")
 }
 
 func TestTemplates(t *testing.T) {
