@@ -52,12 +52,12 @@ const headlessPythonReport = `{"kernel": "python", "cells": [
 ]}`
 
 // headlessNode is headlessPython's notebook for the JavaScript kernel,
-// whose cells have no display(): its richest output is a result.
+// its rich output shown with the kernel's display.html.
 const headlessNode = `{
  "cells": [
   {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "let x = 21"},
   {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "x * 2"},
-  {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "console.log('shown'); ({a: [1, 2]})"},
+  {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "display.html('<b>rich</b>'); console.log('shown'); ({a: [1, 2]})"},
   {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "console.log('before the error')\nthrow new Error('boom')"},
   {"cell_type": "code", "execution_count": null, "metadata": {"timeout_s": 3}, "outputs": [], "source": "await new Promise((r) => setTimeout(r, 600000))"},
   {"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "console.log('x is', x)"}
@@ -70,6 +70,7 @@ const headlessNodeReport = `{"kernel": "javascript", "cells": [
  {"count": 1, "outputs": []},
  {"count": 2, "outputs": [{"type": "execute_result", "mimes": ["text/plain"], "plain": "42", "html": null, "count": 2}]},
  {"count": 3, "outputs": [
+  {"type": "display_data", "mimes": ["text/html"], "plain": null, "html": "<b>rich</b>"},
   {"type": "stream", "name": "stdout", "text": "shown\n"},
   {"type": "execute_result", "mimes": ["text/plain"], "plain": "{ a: [ 1, 2 ] }", "html": null, "count": 3}]},
  {"count": 4, "outputs": [

@@ -126,7 +126,19 @@
 
   // The stack without the kernel's frames: they follow the cell's.
   function userStack(stack) {
-    const lines = stack.split('\n');
+    let lines = stack.split('\n');
+    // An error thrown by the kernel's own globals (display) starts with
+    // node's excerpt of the kernel's source: "file:line", the line, a
+    // caret and an empty line.
+    if (lines.length > 0 && lines[0].startsWith(`${KERNEL_FILE}:`)) {
+      const end = lines.indexOf('');
+      lines = end < 0 ? lines.slice(1) : lines.slice(end + 1);
+    }
+    // Its frames inside the kernel come before the cell's own.
+    const first = lines.findIndex((l) => /^\s+at /.test(l));
+    let userFrame = first;
+    while (userFrame >= 0 && userFrame < lines.length && /^\s+at /.test(lines[userFrame]) && lines[userFrame].includes(KERNEL_FILE)) userFrame++;
+    if (first >= 0) lines = lines.slice(0, first).concat(lines.slice(userFrame));
     const cut = lines.findIndex((l) => /^\s+at /.test(l) && (l.includes('node:vm') || l.includes(KERNEL_FILE)));
     return (cut < 0 ? lines : lines.slice(0, cut)).filter((l) => !l.includes(KERNEL_FILE));
   }
@@ -296,6 +308,57 @@
     nextInput();
   }
   globalThis.input = input;
+
+  // display(value) shows a value as an output of the running cell
+  // (display_data) without ending it: its inspected text, or the MIME
+  // bundle its [Symbol.for('Jupyter.display')]() method returns.
+  // display(bundle, { raw: true }) shows a bundle as given, such as
+  // { 'text/html': '<b>hi</b>', 'text/plain': 'hi' }. display.html,
+  // .markdown, .svg, .text, .json, .png and .jpeg make a bundle of one type
+  // (the images take base64 text or a Buffer).
+  const DISPLAY = Symbol.for('Jupyter.display');
+  function isJSONType(mime) {
+    return mime === 'application/json' || mime.endsWith('+json');
+  }
+  function checkedBundle(bundle) {
+    if (bundle === null || typeof bundle !== 'object' || Array.isArray(bundle)) {
+      throw new TypeError('display: a raw bundle is an object of MIME type to content');
+    }
+    const data = {};
+    for (const [mime, content] of Object.entries(bundle)) {
+      if (!mime.includes('/')) throw new TypeError(`display: ${JSON.stringify(mime)} is not a MIME type`);
+      if (typeof content !== 'string' && !isJSONType(mime)) {
+        throw new TypeError(`display: the content of ${mime} must be a string`);
+      }
+      data[mime] = content;
+    }
+    if (Object.keys(data).length === 0) throw new TypeError('display: the bundle is empty');
+    return data;
+  }
+  function display(value, options) {
+    let data;
+    if (options !== undefined && options !== null && options.raw === true) data = checkedBundle(value);
+    else if (value !== null && value !== undefined && typeof value[DISPLAY] === 'function') data = checkedBundle(value[DISPLAY]());
+    else data = { 'text/plain': util.inspect(value) };
+    send({ op: 'event', seq, type: 'display_data', data, metadata: {} });
+  }
+  function textOf(kind, value) {
+    if (typeof value !== 'string') throw new TypeError(`display.${kind}: takes a string`);
+    return value;
+  }
+  function imageOf(kind, value) {
+    if (Buffer.isBuffer(value) || value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+    if (typeof value !== 'string') throw new TypeError(`display.${kind}: takes base64 text or a Buffer`);
+    return value;
+  }
+  display.html = (s) => display({ 'text/html': textOf('html', s) }, { raw: true });
+  display.markdown = (s) => display({ 'text/markdown': textOf('markdown', s) }, { raw: true });
+  display.svg = (s) => display({ 'image/svg+xml': textOf('svg', s) }, { raw: true });
+  display.text = (s) => display({ 'text/plain': textOf('text', s) }, { raw: true });
+  display.json = (v) => display({ 'application/json': v, 'text/plain': util.inspect(v) }, { raw: true });
+  display.png = (b) => display({ 'image/png': imageOf('png', b) }, { raw: true });
+  display.jpeg = (b) => display({ 'image/jpeg': imageOf('jpeg', b) }, { raw: true });
+  globalThis.display = display;
 
   const introspect = require('vm').runInThisContext(req.introspect, { filename: KERNEL_FILE })(require);
   function answer(msg) {

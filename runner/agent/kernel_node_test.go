@@ -66,6 +66,24 @@ func TestNodeKernelCells(t *testing.T) {
 			},
 		},
 		{
+			name: "display",
+			steps: []step{
+				{code: "display.html('<b>x</b>'); console.log('after'); display({a: 1})", wantEvents: []wire.Event{
+					displayed(map[string]any{"text/html": "<b>x</b>"}),
+					stream("stdout", "after\n"),
+					displayed(map[string]any{"text/plain": "{ a: 1 }"}),
+				}, wantCount: 1, wantStatus: "ok", wantReason: "ok"},
+				{code: "display({'text/html': '<i>y</i>', 'text/plain': 'y'}, {raw: true}); display.png(Buffer.from('PNG')); display.json([1])", wantEvents: []wire.Event{
+					displayed(map[string]any{"text/html": "<i>y</i>", "text/plain": "y"}),
+					displayed(map[string]any{"image/png": "UE5H"}),
+					displayed(map[string]any{"application/json": []any{float64(1)}, "text/plain": "[ 1 ]"}),
+				}, wantCount: 2, wantStatus: "ok", wantReason: "ok"},
+				{code: "display({[Symbol.for('Jupyter.display')]() { return {'text/markdown': '# t'} }})", wantEvents: []wire.Event{
+					displayed(map[string]any{"text/markdown": "# t"}),
+				}, wantCount: 3, wantStatus: "ok", wantReason: "ok"},
+			},
+		},
+		{
 			name: "uncaught errors of callbacks do not end the kernel",
 			steps: []step{
 				{code: "setTimeout(() => { throw 'late' }, 1); await new Promise(r => setTimeout(r, 50)); 'alive'", wantEvents: []wire.Event{
@@ -124,6 +142,13 @@ func TestNodeKernelErrors(t *testing.T) {
 			wantValue: "r",
 			// Columns of the first line count the REPL's await wrapper.
 			wantLines: []string{"RangeError: r", "    at [cell-1]:1:54"},
+		},
+		{
+			name:      "a raw bundle that is not one",
+			code:      "display({html: 1}, {raw: true})",
+			wantName:  "TypeError",
+			wantValue: `display: "html" is not a MIME type`,
+			wantLines: []string{`TypeError: display: "html" is not a MIME type`, "    at [cell-1]:1:1"},
 		},
 		{
 			name:      "not an error",
