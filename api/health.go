@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/paddock-dev/paddock/core"
 )
 
 type healthBody struct {
@@ -24,6 +26,9 @@ type templateReady struct {
 	Target  int    `json:"target"`
 	Ready   int    `json:"ready"`   // pooled sandboxes ready now
 	Healthy bool   `json:"healthy"` // the pool has produced a working sandbox
+	// Image is the root filesystem: ready, building (requests are refused
+	// with template_building until it is) or failed.
+	Image string `json:"image"`
 }
 
 // healthz answers while the process serves HTTP.
@@ -38,11 +43,11 @@ func (s *server) readyz(c *gin.Context) {
 	body := readyBody{Status: "starting", ReadyTemplates: []string{}, Templates: []templateReady{}}
 	for _, st := range s.core.PoolStats() {
 		// A template that keeps no sandbox warm starts one per run and
-		// holds nothing back.
-		if st.Healthy || st.Target == 0 {
+		// holds nothing back, once its root filesystem is there.
+		if st.Image == core.ImageReady && (st.Healthy || st.Target == 0) {
 			body.ReadyTemplates = append(body.ReadyTemplates, st.Template)
 		}
-		body.Templates = append(body.Templates, templateReady{Name: st.Template, Target: st.Target, Ready: st.Ready, Healthy: st.Healthy})
+		body.Templates = append(body.Templates, templateReady{Name: st.Template, Target: st.Target, Ready: st.Ready, Healthy: st.Healthy, Image: st.Image})
 	}
 	status := http.StatusServiceUnavailable
 	if s.core.Ready() {

@@ -12,6 +12,10 @@ import (
 	"github.com/paddock-dev/paddock/runner"
 )
 
+// templateBuildingRetry is the Retry-After of template_building: a root
+// filesystem takes minutes to build.
+const templateBuildingRetry = 10 * time.Second
+
 // Kind is what an error means, whatever the door: each door maps it to
 // its protocol (REST: an HTTP status).
 type Kind int
@@ -120,7 +124,15 @@ func Classify(err error) *Error {
 func classify(err error) *Error {
 	var fileErr *runner.FileError
 	var saturated *pool.SaturatedError
+	var unavailable *pool.UnavailableError
 	switch {
+	case errors.As(err, &unavailable) && unavailable.Failed:
+		return &Error{Kind: KindUnavailable, Code: "template_unavailable",
+			Message: fmt.Sprintf("the %s template's root filesystem could not be built (the server's log says why); the other templates still serve", unavailable.Template)}
+	case errors.As(err, &unavailable):
+		return &Error{Kind: KindUnavailable, Code: "template_building", RetryAfter: templateBuildingRetry,
+			Message: fmt.Sprintf("the %s template's root filesystem is still being built, as on a server's first start; retry after %d s "+
+				"(GET /readyz names the templates that serve now)", unavailable.Template, int(templateBuildingRetry.Seconds()))}
 	case errors.Is(err, ErrTooManyTenants):
 		return &Error{Kind: KindUnavailable, Code: "busy", RetryAfter: time.Minute,
 			Message: "the server is serving too many tenants at once; retry later"}

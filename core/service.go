@@ -132,6 +132,7 @@ type Service struct {
 	tenants   *tenants
 	metrics   *metrics
 	history   *history
+	versions  lateVersions // of templates whose root filesystem came after New
 
 	// authFailures counts failed authentications per client address.
 	authFailures *authFailures

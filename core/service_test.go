@@ -306,6 +306,8 @@ func TestClassify(t *testing.T) {
 		{kernels.ErrSessionLost, core.KindGone, "session_lost"},
 		{&pool.SaturatedError{Template: "python", RetryAfter: 3 * time.Second}, core.KindUnavailable, "saturated"},
 		{pool.ErrClosed, core.KindUnavailable, "unavailable"},
+		{&pool.UnavailableError{Template: "node"}, core.KindUnavailable, "template_building"},
+		{&pool.UnavailableError{Template: "node", Failed: true}, core.KindUnavailable, "template_unavailable"},
 		{&runner.FileError{Op: runner.FileRead, Path: "a", Kind: runner.FileNoSpace, Detail: "secret"}, core.KindTooLarge, "disk_full"},
 		{context.Canceled, core.KindCanceled, "client_closed_request"},
 		{runner.ErrNotSupported, core.KindNotImplemented, "not_implemented"},
@@ -330,6 +332,22 @@ func TestClassifySaturated(t *testing.T) {
 	want := "the server is saturated: no sandbox was free within the queue deadline; retry after 7 s"
 	if e.Kind != core.KindUnavailable || e.Code != "saturated" || e.RetryAfter != 7*time.Second || e.Message != want {
 		t.Errorf("Classify = %v %q %v %q, want unavailable saturated 7s %q", e.Kind, e.Code, e.RetryAfter, e.Message, want)
+	}
+}
+
+// A template whose root filesystem is still being built is refused with
+// a retry delay and the way to find one that serves; one whose build
+// failed, with no delay.
+func TestClassifyTemplateUnavailable(t *testing.T) {
+	e := core.Classify(fmt.Errorf("running: %w", &pool.UnavailableError{Template: "node"}))
+	want := "the node template's root filesystem is still being built, as on a server's first start; retry after 10 s (GET /readyz names the templates that serve now)"
+	if e.Code != "template_building" || e.RetryAfter != 10*time.Second || e.Message != want {
+		t.Errorf("Classify = %q %v %q, want template_building 10s %q", e.Code, e.RetryAfter, e.Message, want)
+	}
+	e = core.Classify(&pool.UnavailableError{Template: "node", Failed: true})
+	want = "the node template's root filesystem could not be built (the server's log says why); the other templates still serve"
+	if e.Code != "template_unavailable" || e.RetryAfter != 0 || e.Message != want {
+		t.Errorf("Classify = %q %v %q, want template_unavailable %q", e.Code, e.RetryAfter, e.Message, want)
 	}
 }
 

@@ -1,6 +1,9 @@
 package core
 
 import (
+	"maps"
+	"sync"
+
 	"github.com/paddock-dev/paddock/pool"
 )
 
@@ -55,6 +58,11 @@ type PoolInfo struct {
 	Starting int  `json:"starting"`
 	Waiting  int  `json:"waiting"`
 	Healthy  bool `json:"healthy"`
+	// Image is the template's root filesystem: ready, or on a server that
+	// takes requests while it builds them, building or failed (until
+	// then its requests are refused: template_building,
+	// template_unavailable).
+	Image string `json:"image"`
 	// Snapshot is off, building, ready or failed.
 	Snapshot        string `json:"snapshot"`
 	Hits            uint64 `json:"hits"`
@@ -81,6 +89,9 @@ func (s *Service) Templates() []TemplateInfo {
 	}
 	out := make([]TemplateInfo, 0, len(s.cfg.Templates))
 	for _, t := range s.cfg.Templates {
+		if v, ok := s.versions.get(t.Name); ok {
+			t.Versions = v
+		}
 		if t.Versions == nil {
 			t.Versions = map[string]string{}
 		}
@@ -90,7 +101,7 @@ func (s *Service) Templates() []TemplateInfo {
 			Pool: PoolInfo{
 				Target: st.Target, Floor: st.Floor, Ceiling: st.Ceiling,
 				Ready: st.Ready, InUse: st.InUse, Starting: st.Starting, Waiting: st.Waiting, Healthy: st.Healthy,
-				Snapshot: st.Snapshot, Hits: st.Hits, Misses: st.Misses,
+				Image: st.Image, Snapshot: st.Snapshot, Hits: st.Hits, Misses: st.Misses,
 				Restores: st.Restores, ColdStarts: st.ColdStarts, RestoreFailures: st.RestoreFailures,
 				Kernels: st.Kernels, KernelsReady: st.KernelsReady, KernelsStarting: st.KernelsStarting,
 				KernelHits: st.KernelHits, KernelMisses: st.KernelMisses,
@@ -140,4 +151,33 @@ func (s *Service) RequestLimits() (lo, hi TemplateLimits) {
 	hi = TemplateLimits{MemoryMB: c.MaxMemoryMB, Processes: c.MaxProcesses, CPUs: c.MaxCPUs, DiskMB: c.MaxDiskMB, OpenFiles: c.MaxOpenFiles,
 		TimeoutMS: int(c.MaxTimeout.Milliseconds())}
 	return lo, hi
+}
+
+// SetTemplateVersions gives the versions of a template whose root
+// filesystem was built after New (Template.Versions was empty then): what
+// the build's version commands reported.
+func (s *Service) SetTemplateVersions(name string, versions map[string]string) {
+	s.versions.set(name, versions)
+}
+
+// lateVersions are template versions learnt after New.
+type lateVersions struct {
+	mu sync.Mutex
+	m  map[string]map[string]string
+}
+
+func (l *lateVersions) set(name string, v map[string]string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = map[string]map[string]string{}
+	}
+	l.m[name] = maps.Clone(v)
+}
+
+func (l *lateVersions) get(name string) (map[string]string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	v, ok := l.m[name]
+	return maps.Clone(v), ok
 }

@@ -28,6 +28,13 @@ type Outcome = pool.Outcome
 // Execution is how a cell went.
 type Execution = kernels.Execution
 
+// A template's root filesystem, as PoolInfo.Image reports it.
+const (
+	ImageReady    = pool.ImageReady
+	ImageBuilding = pool.ImageBuilding
+	ImageFailed   = pool.ImageFailed
+)
+
 // Session states, as Session.State reports them.
 const (
 	SessionIdle = kernels.StateIdle

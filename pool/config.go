@@ -45,6 +45,10 @@ type Template struct {
 	// kept for sessions besides the ready ones (kernels.go). Zero keeps
 	// none: every session opens its kernel when it is created.
 	Kernels int
+	// Deferred means Spec.Rootfs is not there yet: the template keeps
+	// nothing and refuses requests until Manager.Provide gives it
+	// (deferred.go).
+	Deferred bool
 }
 
 // Config is the manager's typed configuration. Zero fields take defaults.

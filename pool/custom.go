@@ -35,6 +35,9 @@ func (m *Manager) AcquireWith(ctx context.Context, template string, opts RunOpti
 	if !ok {
 		return Lease{}, fmt.Errorf("acquiring %q: %w", template, ErrUnknownTemplate)
 	}
+	if err := m.available(tp); err != nil {
+		return Lease{}, err
+	}
 	spec, custom := tp.specFor(opts)
 	return m.lease(ctx, tp, spec, custom, opts.Tenant, false, opts.Since)
 }

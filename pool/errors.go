@@ -14,6 +14,10 @@ var (
 	// ErrSaturated means a request waited QueueDeadline for a sandbox (or
 	// a run slot) without getting one. The error is a *SaturatedError.
 	ErrSaturated = errors.New("no sandbox within the queue deadline")
+	// ErrUnavailable means the template has no root filesystem yet, or
+	// will not have one (Template.Deferred). The error is an
+	// *UnavailableError.
+	ErrUnavailable = errors.New("template not available")
 )
 
 // SaturatedError is ErrSaturated with the delay after which a retry is

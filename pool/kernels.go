@@ -58,6 +58,9 @@ func (m *Manager) AcquireKernel(template string, opts RunOptions) (l KernelLease
 	if !known {
 		return KernelLease{}, false, fmt.Errorf("acquiring %q: %w", template, ErrUnknownTemplate)
 	}
+	if err := m.available(tp); err != nil {
+		return KernelLease{}, false, err
+	}
 	if _, custom := tp.specFor(opts); custom {
 		return KernelLease{}, false, nil
 	}

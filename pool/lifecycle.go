@@ -17,16 +17,9 @@ func (m *Manager) Start() {
 	}
 	m.started = true
 	for _, tp := range m.order {
-		m.fillers.Add(1)
-		go m.fill(tp)
-		if tp.tmpl.Kernels > 0 {
-			m.fillers.Add(1)
-			go m.fillKernels(tp)
-		}
-		if tp.tmpl.Snapshot && m.snap != nil {
-			tp.snap = snapBuilding
-			m.fillers.Add(1)
-			go m.keepSnapshot(tp)
+		// A deferred template's fillers start when it is provided.
+		if tp.provided.Load() {
+			m.startFillersLocked(tp)
 		}
 	}
 	m.fillers.Add(1)
@@ -35,6 +28,23 @@ func (m *Manager) Start() {
 		m.fillers.Wait()
 		close(m.fillersDone)
 	}()
+}
+
+// startFillersLocked launches tp's fillers. While the manager is open
+// the adapt goroutine keeps the fillers' count above zero, so adding to it
+// after Start is allowed.
+func (m *Manager) startFillersLocked(tp *tpool) {
+	m.fillers.Add(1)
+	go m.fill(tp)
+	if tp.tmpl.Kernels > 0 {
+		m.fillers.Add(1)
+		go m.fillKernels(tp)
+	}
+	if tp.tmpl.Snapshot && m.snap != nil {
+		tp.snap = snapBuilding
+		m.fillers.Add(1)
+		go m.keepSnapshot(tp)
+	}
 }
 
 // Close stops the fillers, destroys the ready sandboxes and waits, bounded

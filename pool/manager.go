@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/paddock-dev/paddock/runner"
@@ -76,6 +77,12 @@ type Manager struct {
 type tpool struct {
 	tmpl Template
 	wake chan struct{} // buffered(1): pokes the filler
+
+	// provided is set once the template takes requests: at once, or for a
+	// deferred one when Provide has set its spec; failed, once Fail says
+	// it never will (deferred.go).
+	provided atomic.Bool
+	failed   bool
 
 	ready    []*entry
 	inUse    int
@@ -158,6 +165,7 @@ func New(rt runner.Runtime, cfg Config, logger *slog.Logger) (*Manager, error) {
 	for _, t := range cfg.Templates {
 		tp := &tpool{tmpl: t, wake: make(chan struct{}, 1), target: t.Size, snap: snapOff, rebuild: make(chan struct{}, 1),
 			kwake: make(chan struct{}, 1)}
+		tp.provided.Store(!t.Deferred)
 		m.pools[t.Name] = tp
 		m.order = append(m.order, tp)
 	}

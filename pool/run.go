@@ -51,6 +51,9 @@ func (m *Manager) RunWith(ctx context.Context, template string, opts RunOptions,
 	if !ok {
 		return o, fmt.Errorf("running on %q: %w", template, ErrUnknownTemplate)
 	}
+	if err := m.available(tp); err != nil {
+		return o, err
+	}
 	spec, custom := tp.specFor(opts)
 	for attempt := 1; ; attempt++ {
 		// The first lease takes the run slot, held until the run ends.

@@ -30,6 +30,9 @@ type Stats struct {
 	Snapshot string
 	// Healthy is true once the template has produced a working sandbox.
 	Healthy bool
+	// Image is ImageReady, or for a deferred template ImageBuilding until
+	// it is provided (ImageFailed if it never will be).
+	Image string
 	// Kernel-ready sandboxes for sessions (kernels.go): how many are kept,
 	// ready and being made, and the sessions that found one (KernelHits)
 	// or none (KernelMisses). They are not counted in Ready, Starting,
@@ -64,6 +67,7 @@ func (m *Manager) Stats() []Stats {
 			Misses:          tp.misses,
 			StartFailures:   tp.failures,
 			Healthy:         tp.healthy,
+			Image:           tp.imageLocked(),
 			Kernels:         tp.tmpl.Kernels,
 			KernelsReady:    len(tp.kernels),
 			KernelsStarting: tp.kernelsStarting,
@@ -74,7 +78,8 @@ func (m *Manager) Stats() []Stats {
 	return out
 }
 
-// Ready reports whether the manager is open and every template with a
+// Ready reports whether the manager is open, every template has its root
+// filesystem (none is deferred and unprovided) and every template with a
 // non-zero pool size has produced a working sandbox. Templates of size 0
 // only start on demand and do not hold readiness back.
 func (m *Manager) Ready() bool {
@@ -84,7 +89,7 @@ func (m *Manager) Ready() bool {
 		return false
 	}
 	for _, tp := range m.order {
-		if tp.tmpl.Size > 0 && !tp.healthy {
+		if !tp.provided.Load() || tp.tmpl.Size > 0 && !tp.healthy {
 			return false
 		}
 	}
