@@ -74,23 +74,40 @@ $(RUNSC):
 # inside every sandbox, whatever libc the template has.
 .PHONY: build
 build: $(BIN)/paddock $(BIN)/paddock-agent ## build the server (cgo, for runc's bootstrap) and the static in-sandbox agent
+# `go mod download` fetches the modules quietly first, instead of a line
+# of `go build` output for each.
 $(BIN)/paddock: $(GO_SOURCES) | cc
+	@go mod download
 	CGO_ENABLED=1 go build -o $@ ./cmd/paddock
 # -trimpath: the agent's digest is part of every snapshot key, so two
 # checkouts of one commit must build the same bytes to share images.
 $(BIN)/paddock-agent: $(GO_SOURCES)
+	@go mod download
 	CGO_ENABLED=0 go build -trimpath -o $@ ./cmd/paddock-agent
 
-.PHONY: rootfs
-rootfs: deps build ## build the template root filesystems at the same time (cached by template hash)
-	nice -n 10 $(BIN)/paddock rootfs --cache-dir=$(PADDOCK_CACHE)
+# paddock-rootfs builds the root filesystems as `paddock rootfs` does, from
+# a quarter of the server's packages and no cgo: on a fresh machine the
+# downloads start once it is compiled (seconds), not the whole server.
+$(BIN)/paddock-rootfs: $(GO_SOURCES)
+	@go mod download
+	CGO_ENABLED=0 go build -trimpath -o $@ ./cmd/paddock-rootfs
 
-# runsc and the root filesystems do not depend on each other: a sub-make
-# builds them at the same time (compiling runsc is CPU work, mmdebstrap
-# mostly downloads and unpacks).
+.PHONY: rootfs
+rootfs: deps $(BIN)/paddock-rootfs ## build the template root filesystems at the same time (cached by template hash)
+	nice -n 10 $(BIN)/paddock-rootfs --cache-dir=$(PADDOCK_CACHE)
+
+# runsc, the root filesystems and the server do not depend on each other:
+# a sub-make builds them at the same time. On a fresh machine runsc's
+# compile is the critical path, so it runs at normal priority, the
+# server's compile (needed only once runsc is there) at nice 5, and the
+# root filesystems (mostly downloads and unpacking) at nice 10.
 .PHONY: install
 install: ## everything `run` and `test` need: runsc, the binaries and the root filesystems, built side by side
-	@$(MAKE) --no-print-directory -j3 runsc rootfs
+	@$(MAKE) --no-print-directory -j4 runsc rootfs niced-build
+
+.PHONY: niced-build
+niced-build:
+	@nice -n 5 $(MAKE) --no-print-directory build
 
 # The paths here are the ones deploy/paddock.service names (PREFIX and the
 # cache and state directories rewritten when they are not the defaults).
@@ -107,8 +124,17 @@ install-system: build runsc ## install the binaries, runsc and deploy/paddock.se
 		deploy/paddock.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/paddock.service
 	@echo "installed; start it with: systemctl daemon-reload && systemctl enable --now paddock"
 
+# `run` serves as soon as runsc and the server are built: on a fresh
+# machine the root filesystems are still building beside it then, and each
+# template joins when its own is done (the server waits on that build's
+# lock; until then the template's requests get 503 template_building and
+# /readyz names the templates that serve).
 .PHONY: run
-run: install ## serve the API on $(LISTEN) with the python, python-slim and node pools warm
+run: ## serve the API on $(LISTEN) with the python, python-slim and node pools warm (installing first what is missing)
+	@$(MAKE) --no-print-directory -j4 rootfs serve
+
+.PHONY: serve
+serve: runsc niced-build deps ## serve with what is built; a missing root filesystem is built by the server while it serves the others
 	$(BIN)/paddock serve --listen=$(LISTEN) --cache-dir=$(PADDOCK_CACHE) --state-dir=$(PADDOCK_STATE) --runsc=$(RUNSC) --agent=$(BIN)/paddock-agent
 
 .PHONY: doctor

@@ -124,3 +124,16 @@ func Parse(data []byte) (Template, error) {
 	}
 	return t, nil
 }
+
+// OnSuite returns t built from the Debian suite in place of its own, which
+// changes its Key; "" keeps its own.
+func (t Template) OnSuite(suite string) (Template, error) {
+	if suite == "" {
+		return t, nil
+	}
+	t.Suite = suite
+	if err := t.Validate(); err != nil {
+		return Template{}, err
+	}
+	return t, nil
+}

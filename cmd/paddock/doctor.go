@@ -52,7 +52,7 @@ func doctor(ctx context.Context, args []string) error {
 			if why != "" {
 				why = " (" + why + ")"
 			}
-			checks = append(checks, check{name: "apt sources to build " + name + " from" + why, err: err, fix: mirrorHint})
+			checks = append(checks, check{name: "apt sources to build " + name + " from" + why, err: err, fix: rootfs.MirrorHint})
 		}
 	}
 	failed := 0

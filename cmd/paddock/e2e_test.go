@@ -32,6 +32,21 @@ func newE2E(t *testing.T) *e2e {
 // newE2EWith is newE2E with more serve flags, which override the defaults.
 func newE2EWith(t *testing.T, flags ...string) *e2e {
 	t.Helper()
+	e := startE2E(t, buildStack, flags...)
+	deadline := time.Now().Add(2 * time.Minute)
+	for !e.st.Pool.Ready() {
+		if time.Now().After(deadline) {
+			t.Fatal("pools not ready after 2 minutes")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return e
+}
+
+// startE2E serves the stack build makes from the end-to-end tests' flags
+// and flags, without waiting for its pools.
+func startE2E(t *testing.T, build func(context.Context, *config, *slog.Logger) (*stack, error), flags ...string) *e2e {
+	t.Helper()
 	runscPath, agent, cache := os.Getenv("PADDOCK_RUNSC"), os.Getenv("PADDOCK_AGENT"), os.Getenv("PADDOCK_CACHE")
 	if runscPath == "" || agent == "" || cache == "" {
 		if os.Getenv("PADDOCK_REQUIRE_GVISOR") == "1" {
@@ -58,7 +73,7 @@ func newE2EWith(t *testing.T, flags ...string) *e2e {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := buildStack(t.Context(), cfg, logger)
+	st, err := build(t.Context(), cfg, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,13 +90,6 @@ func newE2EWith(t *testing.T, flags ...string) *e2e {
 		}
 		_ = os.RemoveAll(state)
 	})
-	deadline := time.Now().Add(2 * time.Minute)
-	for !st.Pool.Ready() {
-		if time.Now().After(deadline) {
-			t.Fatal("pools not ready after 2 minutes")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 	return e
 }
 

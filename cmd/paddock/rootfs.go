@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/paddock-dev/paddock/rootfs"
 	"github.com/paddock-dev/paddock/templates"
 )
 
@@ -30,7 +31,7 @@ func rootfsCmd(ctx context.Context, args []string) error {
 		}
 		tmpls = append(tmpls, t)
 	}
-	imgs, err := ensureImages(ctx, cfg.builder(os.Stderr, logger), tmpls, true)
+	imgs, err := rootfs.EnsureAll(ctx, cfg.builder(os.Stderr, logger), tmpls, true)
 	for i, img := range imgs {
 		if img.Path != "" {
 			fmt.Printf("%s\t%s\n", tmpls[i].Name, img.Path)

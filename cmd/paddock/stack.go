@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -35,6 +36,8 @@ type stack struct {
 	log         *slog.Logger
 	stopJanitor context.CancelFunc
 	janitorDone chan struct{}
+	stopBuilds  context.CancelFunc
+	builds      sync.WaitGroup // root filesystems built while serving (late.go)
 }
 
 // orphanSweepEvery is how often the server destroys sandboxes under its
@@ -49,6 +52,8 @@ const orphanSweepEvery = 30 * time.Second
 func (st *stack) Close(ctx context.Context) error {
 	st.stopJanitor()
 	<-st.janitorDone
+	st.stopBuilds()
+	st.builds.Wait()
 	kerr := st.Kernels.Close(ctx)
 	perr := st.Pool.Close(ctx)
 	// Even past the drain deadline: nothing may outlive the server.
@@ -99,8 +104,18 @@ func (st *stack) janitor(ctx context.Context, instance string) {
 }
 
 // buildStack resolves templates and their root filesystems, reaps orphans
-// of an earlier run, and starts the pools.
+// of an earlier run, and starts the pools. With --build-rootfs, a template
+// whose root filesystem is missing is built while the server serves the
+// others (late.go).
 func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, error) {
+	b := cfg.builder(os.Stderr, logger)
+	return buildStackWith(ctx, cfg, logger, b.Lookup, b.Ensure)
+}
+
+// buildStackWith is buildStack with the root filesystem builder's Lookup
+// and Ensure given: tests hold a build back.
+func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
+	lookup func(templates.Template) (rootfs.Image, error), ensure ensureFunc) (*stack, error) {
 	var tmpls []templates.Template
 	for _, name := range cfg.Templates {
 		t, err := cfg.template(name)
@@ -126,7 +141,7 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 	}
 
 	instance := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().Unix())
-	imgs, err := ensureImages(ctx, cfg.builder(os.Stderr, logger), tmpls, cfg.BuildRootfs)
+	imgs, late, err := lookupImages(lookup, tmpls, cfg.BuildRootfs)
 	if err != nil {
 		return nil, fmt.Errorf("%w (run `paddock rootfs`)", err)
 	}
@@ -134,6 +149,10 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 	var infos []core.Template
 	for i, t := range tmpls {
 		img := imgs[i]
+		rootfsID := ""
+		if !late[i] {
+			rootfsID = imageID(img)
+		}
 		size, ceiling := t.PoolSize, t.PoolMax
 		if cfg.PoolSize >= 0 {
 			size = cfg.PoolSize
@@ -147,11 +166,12 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 			Max:      max(size, ceiling),
 			Snapshot: t.Snapshot && cfg.Snapshots,
 			Kernels:  sessionKernels(cfg.SessionKernels, size),
+			Deferred: late[i],
 			Spec: runner.Spec{
 				Template: t.Name,
 				Language: t.Language,
 				Rootfs:   img.Path,
-				RootfsID: img.Key + "@" + img.BuiltAt.UTC().Format(time.RFC3339Nano),
+				RootfsID: rootfsID,
 				Warmup:   t.Warmup,
 				Limits:   limitsOf(t),
 				Labels:   map[string]string{"instance": instance, "template": t.Name},
@@ -230,6 +250,9 @@ func buildStack(ctx context.Context, cfg *config, logger *slog.Logger) (*stack, 
 	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	st.stopJanitor = stop
 	go st.janitor(jctx, instance)
+	bctx, stopBuilds := context.WithCancel(context.WithoutCancel(ctx))
+	st.stopBuilds = stopBuilds
+	st.buildLate(bctx, ensure, tmpls, late)
 	return st, nil
 }
 
