@@ -76,9 +76,11 @@ $(RUNSC):
 build: $(BIN)/paddock $(BIN)/paddock-agent ## build the server (cgo, for runc's bootstrap) and the static in-sandbox agent
 # `go mod download` fetches the modules quietly first, instead of a line
 # of `go build` output for each.
+# -trimpath, as runsc, the agent and paddock-rootfs are built: the
+# standard library's packages they share are compiled once.
 $(BIN)/paddock: $(GO_SOURCES) | cc
 	@go mod download
-	CGO_ENABLED=1 go build -o $@ ./cmd/paddock
+	CGO_ENABLED=1 go build -trimpath -o $@ ./cmd/paddock
 # -trimpath: the agent's digest is part of every snapshot key, so two
 # checkouts of one commit must build the same bytes to share images.
 $(BIN)/paddock-agent: $(GO_SOURCES)
@@ -92,15 +94,20 @@ $(BIN)/paddock-rootfs: $(GO_SOURCES)
 	@go mod download
 	CGO_ENABLED=0 go build -trimpath -o $@ ./cmd/paddock-rootfs
 
-.PHONY: rootfs
-rootfs: deps $(BIN)/paddock-rootfs ## build the template root filesystems at the same time (cached by template hash)
-	nice -n 10 $(BIN)/paddock-rootfs --cache-dir=$(PADDOCK_CACHE)
+# The two images build at the same time, python's (the one python and
+# python-slim share, which the first run of most users needs, and the
+# larger) at a higher priority than node's.
+.PHONY: rootfs rootfs-python rootfs-node
+rootfs: rootfs-python rootfs-node ## build the template root filesystems at the same time (cached by template hash)
+rootfs-python: deps $(BIN)/paddock-rootfs
+	nice -n 5 $(BIN)/paddock-rootfs --cache-dir=$(PADDOCK_CACHE) python python-slim
+rootfs-node: deps $(BIN)/paddock-rootfs
+	nice -n 15 $(BIN)/paddock-rootfs --cache-dir=$(PADDOCK_CACHE) node
 
 # runsc, the root filesystems and the server do not depend on each other:
-# a sub-make builds them at the same time. On a fresh machine runsc's
-# compile is the critical path, so it runs at normal priority, the
-# server's compile (needed only once runsc is there) at nice 5, and the
-# root filesystems (mostly downloads and unpacking) at nice 10.
+# a sub-make builds them at the same time. On a fresh machine they share
+# the 2 cores: runsc's compile runs at normal priority, the server's and
+# python's root filesystem at nice 5, node's at nice 15.
 .PHONY: install
 install: ## everything `run` and `test` need: runsc, the binaries and the root filesystems, built side by side
 	@$(MAKE) --no-print-directory -j4 runsc rootfs niced-build

@@ -38,15 +38,52 @@ hook() {
 	awk -v anchor="$2" -v add="$3" '{ print } $0 == anchor { print add }' "$1" > "$1.new" && mv "$1.new" "$1"
 }
 
-mkdir paddockseccomp
-cp "$here/precompile.go" paddockseccomp/main.go
 log="$(dirname "$out")/build.log"
-echo "[runsc] fetching gVisor's dependencies and precompiling the seccomp filters (build log: $log)"
-go run ./paddockseccomp/main.go runsc/boot/filter runsc/fsgofer/filter > "$log" 2>&1 || {
-	echo "build.sh: precompiling the seccomp filters failed; the end of $log:" >&2
-	tail -n 40 "$log" >&2
-	exit 1
+: > "$log"
+
+# compile WHAT OUT PKG: go build -trimpath of PKG into OUT, printing
+# instead of go's output a line every 10 s: how many of the packages the
+# Go build cache lacks are compiled, the time so far and about how long
+# is left (from the rate so far). go's output goes to the build log, its
+# end shown on failure. Both compiles use -trimpath, so the second reuses
+# what the first compiled (without it, the seccomp precompiler's packages
+# were compiled twice).
+compile() {
+	what=$1 target=$2 pkg=$3
+	total=$(go list -trimpath -deps -f '{{if .Stale}}{{.ImportPath}}{{end}}' "$pkg" 2>>"$log" | grep -c . || true)
+	echo "[runsc] $what: compiling $total packages"
+	step="$log.step"
+	start=$(date +%s)
+	go build -v -trimpath -o "$target" "$pkg" > "$step" 2>&1 &
+	pid=$!
+	ticks=0
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		ticks=$((ticks + 1))
+		[ $((ticks % 10)) = 0 ] || continue
+		# go build -v names each package as it compiles it.
+		n=$(grep -cv '^#\|^go: ' "$step" || true)
+		elapsed=$(($(date +%s) - start))
+		if [ "$n" -gt 0 ] && [ "$n" -lt "$total" ]; then
+			echo "[runsc] $what: $n of $total packages, ${elapsed}s elapsed, about $(((total - n) * elapsed / n))s left"
+		else
+			echo "[runsc] $what: $n of $total packages, ${elapsed}s elapsed"
+		fi
+	done
+	status=0
+	wait "$pid" || status=$?
+	cat "$step" >> "$log" && rm -f "$step"
+	if [ "$status" != 0 ]; then
+		echo "build.sh: go build $pkg failed; the end of $log:" >&2
+		tail -n 40 "$log" >&2
+		exit 1
+	fi
 }
+
+mkdir paddockseccomp
+sed '/^\/\/go:build ignore$/d' "$here/precompile.go" > paddockseccomp/main.go
+compile "the seccomp precompiler" "$work/precompile" ./paddockseccomp
+"$work/precompile" runsc/boot/filter runsc/fsgofer/filter
 rm -r paddockseccomp
 for f in runsc/boot/filter/filter_precompiled.go runsc/fsgofer/filter/filter_precompiled.go; do
 	hook "$f" '	programs := make(map[string]precompiledseccomp.Program)' '	paddockPrecompiled(programs)'
@@ -61,34 +98,5 @@ hook runsc/boot/loader.go '	l.startupTimer.Reached("kernel started")' '	paddockS
 # A checkpoint leaves the EROFS dentry cache out (erofsevict.go says why).
 sed '/^\/\/go:build ignore$/d' "$here/erofsevict.go" > pkg/sentry/fsimpl/erofs/paddock_evict.go
 
-# The compile is the long step (about 4 min on 2 cores with a cold Go
-# build cache): instead of go's own output, a line every 10 s says how
-# many of runsc's packages are compiled and about how long is left (from
-# the rate so far). go's output goes to the build log, shown on failure.
-# Only the packages the Go build cache lacks are compiled (and named).
-total=$(go list -deps -f '{{if .Stale}}{{.ImportPath}}{{end}}' ./runsc | grep -c . || true)
-echo "[runsc] compiling $total packages"
-start=$(date +%s)
-go build -v -trimpath -o "$out.tmp" ./runsc > "$log" 2>&1 &
-pid=$!
-ticks=0
-while kill -0 "$pid" 2>/dev/null; do
-	sleep 1
-	ticks=$((ticks + 1))
-	[ $((ticks % 10)) = 0 ] || continue
-	# go build -v names each package as it compiles it (cached ones not).
-	done_=$(grep -cv '^#\|^go: ' "$log" || true)
-	elapsed=$(($(date +%s) - start))
-	if [ "$done_" -gt 0 ] && [ "$done_" -lt "$total" ]; then
-		left=$(((total - done_) * elapsed / done_))
-		echo "[runsc] compiled $done_ of $total packages, ${elapsed}s elapsed, about ${left}s left"
-	else
-		echo "[runsc] compiled $done_ of $total packages, ${elapsed}s elapsed"
-	fi
-done
-if ! wait "$pid"; then
-	echo "build.sh: go build ./runsc failed; the end of $log:" >&2
-	tail -n 40 "$log" >&2
-	exit 1
-fi
+compile runsc "$out.tmp" ./runsc
 mv "$out.tmp" "$out"

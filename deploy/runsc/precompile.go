@@ -5,10 +5,11 @@
 // the module does not, and each Sentry then spends about 25 ms of CPU,
 // each gofer about 15 ms, compiling and optimising its filter.
 //
-// build.sh copies this file into a writable copy of the gVisor module and
-// runs it there:
+// build.sh copies this file into a writable copy of the gVisor module,
+// builds it there (with -trimpath, as runsc is built, so runsc's build
+// reuses the packages it compiled) and runs it:
 //
-//	go run ./paddockseccomp/main.go SENTRY_DIR GOFER_DIR
+//	precompile SENTRY_DIR GOFER_DIR
 //
 // and each directory gets a paddock_precompiled.go.
 //
