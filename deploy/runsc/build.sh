@@ -80,6 +80,10 @@ compile() {
 	fi
 }
 
+# Only the Sentry's option sets a Paddock sandbox can ask for are
+# precompiled (precompilekeep.go says how).
+sed '/^\/\/go:build ignore$/d' "$here/precompilekeep.go" > runsc/boot/filter/config/paddock_keep.go
+hook runsc/boot/filter/config/config_precompiled.go '	opts, err := optionsToPrecompile()' '	opts = paddockKeep(opts)'
 mkdir paddockseccomp
 sed '/^\/\/go:build ignore$/d' "$here/precompile.go" > paddockseccomp/main.go
 compile "the seccomp precompiler" "$work/precompile" ./paddockseccomp

@@ -15,7 +15,8 @@
 //
 // gVisor's own precompiler (PrecompiledPrograms) renders every variant it
 // knows of; this keeps the ones a Paddock sandbox can ask for: the systrap
-// platform without GPU, TPU or RDMA proxies, and a gofer without cgo. A
+// platform without GPU, TPU or RDMA proxies, and a gofer without cgo (the
+// Sentry's others are not even compiled: precompilekeep.go). A
 // runsc started with other options finds no program and compiles its own,
 // as before.
 package main
@@ -39,6 +40,8 @@ func main() {
 		os.Exit(2)
 	}
 	sentryKeep := []string{`Platform="systrap"`, "NVProxy=false", "TPUProxy=false", "RDMAProxy=false", "CgoEnabled=false"}
+	// The others are not even compiled (precompilekeep.go).
+	sentry.PaddockKeep = sentryKeep
 	if err := write(filepath.Join(os.Args[1], "paddock_precompiled.go"), sentry.PrecompiledPrograms, sentryKeep); err != nil {
 		fmt.Fprintln(os.Stderr, "precompile: sentry:", err)
 		os.Exit(1)
