@@ -57,13 +57,13 @@ runsc: $(RUNSC) ## build the pinned runsc (static) into the cache
 # deploy/runsc/build.sh builds it from the module proxy's source with its
 # seccomp filters precompiled, as gVisor's own release build does, and the
 # Sentry's collector slowed while a sandbox starts (see the script). On a
-# fresh machine the compile is the longest step of `make install` (244 s
-# of 4 min 3 s measured), so it runs at normal priority and the root
-# filesystems, mostly downloads and unpacking, at a lower one.
+# fresh machine its compile (about 190 s of CPU) is the largest CPU job of
+# `make install`, so it runs at normal priority and the rest at a lower
+# one (see install).
 # No prerequisites: the recipe's digest is in the path, and a fresh
 # checkout's newer file times must not rebuild a cached runsc.
 $(RUNSC):
-	@echo "[runsc] building $(GVISOR_VERSION) (static, seccomp filters precompiled, the Sentry collecting less while it starts, checkpoints without the EROFS dentry cache; about 3.5 min on 2 cores with a cold Go build cache)"
+	@echo "[runsc] building $(GVISOR_VERSION) (static, seccomp filters precompiled, the Sentry collecting less while it starts, checkpoints without the EROFS dentry cache; about 2 min on 2 cores with a cold Go build cache)"
 	@start=$$(date +%s); mkdir -p $(dir $@) && \
 	sh deploy/runsc/build.sh $(GVISOR_VERSION) $@ && \
 	echo "[runsc] built in $$(( $$(date +%s) - start )) s: $@"
