@@ -48,7 +48,9 @@ func (s *Service) AuthenticateWith(addr netip.Addr, door string, token func() (s
 	client := clientKey(addr)
 	if wait := s.authFailures.blocked(client); wait > 0 {
 		s.metrics.call(door, "authenticate", "too_many_auth_failures")
-		return Caller{}, s.authFailures.refusal(wait)
+		e := s.authFailures.refusal(wait)
+		s.recordAuthFailure(door, client.String(), e)
+		return Caller{}, e
 	}
 	raw, err := token()
 	var cl *tokenClaims
@@ -65,6 +67,7 @@ func (s *Service) AuthenticateWith(addr netip.Addr, door string, token func() (s
 			e = tokenRefused("%s", err.Error())
 		}
 		s.metrics.call(door, "authenticate", e.Code)
+		s.recordAuthFailure(door, client.String(), e)
 		return Caller{}, e
 	}
 	return Caller{Tenant: cl.Subject, Scopes: cl.scopes(), Door: door}, nil

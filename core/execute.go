@@ -45,7 +45,9 @@ func (s *Service) Execute(ctx context.Context, c Caller, id string, in ExecuteIn
 		return x, err
 	}
 	begin := time.Now()
-	x, err = s.kernels.Execute(ctx, c.Tenant, id, opts, events)
+	var sizes cellSizes
+	x, err = s.kernels.Execute(ctx, c.Tenant, id, opts, sizes.wrap(events))
+	s.recordCell(c, id, in.Code, x, &sizes, time.Since(begin), err)
 	if x.Status != "" {
 		s.history.add(id, Cell{Count: x.ExecutionCount, Code: in.Code, Status: x.Status, At: s.cfg.Now()}, s.kernels)
 	}

@@ -115,7 +115,12 @@ func (s *Service) CheckRun(c Caller, in RunInput) (RunPlan, error) {
 // the sandbox, if one was taken.
 func (s *Service) RunPlanned(ctx context.Context, p RunPlan, out runner.OutputFunc) (res RunResult, err error) {
 	c, plan := p.caller, p.plan
-	defer func() { s.metrics.done(c.Door, "run", err) }()
+	defer func() {
+		s.metrics.done(c.Door, "run", err)
+		if p.ok {
+			s.recordRun(c, plan.req.Code, res, err)
+		}
+	}()
 	if !p.ok {
 		return res, &Error{Kind: KindInternal, Code: "internal", Message: "internal error", cause: errUncheckedPlan}
 	}

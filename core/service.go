@@ -12,6 +12,7 @@ import (
 
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
+	"github.com/paddock-dev/paddock/store"
 )
 
 // Defaults for zero Config fields.
@@ -106,6 +107,11 @@ type Config struct {
 	AuthFailureWindow time.Duration
 
 	// Logger receives the core's logs; nil discards them.
+	// Store keeps the history of runs, cells, session events, failed
+	// authentications and admin actions; nil keeps none. The core only
+	// records into it (never blocking) and answers history queries.
+	Store *store.Store
+
 	Logger *slog.Logger
 	// Now is the clock for token times and rate limits; nil is time.Now.
 	Now func() time.Time

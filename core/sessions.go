@@ -6,6 +6,7 @@ import (
 
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/policy"
+	"github.com/paddock-dev/paddock/store"
 )
 
 // SessionInput is a session to create.
@@ -72,6 +73,7 @@ func (s *Service) CreateSession(ctx context.Context, c Caller, in SessionInput) 
 		return Session{}, s.fail(err)
 	}
 	s.history.prune(s.kernels)
+	s.recordSession(c, info.ID, info.Template, store.EventCreated, "")
 	return s.session(info), nil
 }
 
@@ -135,6 +137,7 @@ func (s *Service) AllSessions(c Caller) ([]Session, error) {
 	if err := s.Authorize(c, ScopeAdmin); err != nil {
 		return nil, err
 	}
+	s.recordAdmin(c, "list_all_sessions", "", "")
 	if s.kernels == nil {
 		return nil, Classify(ErrSessionsDisabled)
 	}
@@ -156,10 +159,12 @@ func (s *Service) CloseSession(ctx context.Context, c Caller, id string) (err er
 	if err := s.sessionsFor(c); err != nil {
 		return err
 	}
+	info, _ := s.kernels.Get(c.Tenant, id)
 	if err := s.kernels.Delete(ctx, c.Tenant, id); err != nil {
 		return s.fail(err)
 	}
 	s.history.drop(id)
+	s.recordSession(c, id, info.Template, store.EventDeleted, "")
 	return nil
 }
 
@@ -204,5 +209,6 @@ func (s *Service) Restart(ctx context.Context, c Caller, id string) (_ Session, 
 	if err != nil {
 		return Session{}, s.fail(err)
 	}
+	s.recordSession(c, id, info.Template, store.EventRestarted, "")
 	return s.session(info), nil
 }

@@ -47,6 +47,12 @@ type Config struct {
 	MaxCommands int
 	// Now is the clock; nil means time.Now. Tests set a fake one.
 	Now func() time.Time
+	// OnEnd, when set, is told of every session that ends without its
+	// owner's Delete: why is "expired", "server closing" or, for a
+	// session whose kernel died with no fresh one to be had, "lost: "
+	// and the reason. It is called on the manager's goroutines and must
+	// not block.
+	OnEnd func(owner, id, template, why string)
 }
 
 // withDefaults validates c and returns a copy with defaults filled in.

@@ -126,6 +126,9 @@ func (m *Manager) end(s *session, why string) {
 	s.markEnded()
 	m.release(s)
 	m.log.Info("session closed", keySessionID, s.id, keyTemplate, s.template, "why", why)
+	if why != "deleted" && m.cfg.OnEnd != nil {
+		m.cfg.OnEnd(s.owner, s.id, s.template, why)
+	}
 }
 
 // markLost records that s's kernel died and no fresh one could be had
@@ -147,6 +150,9 @@ func (m *Manager) markLost(s *session, why string) {
 	m.release(s)
 	m.log.Warn("session lost; its state is gone", keySessionID, s.id, keyTemplate, s.template,
 		keySandboxID, sb.ID(), "why", why)
+	if m.cfg.OnEnd != nil {
+		m.cfg.OnEnd(s.owner, s.id, s.template, "lost: "+why)
+	}
 }
 
 // release gives s's current sandbox back to the pool to be destroyed.

@@ -58,6 +58,7 @@ const (
 	EventLost      = "lost"       // its kernel died and no fresh one could be had
 	EventDeleted   = "deleted"    // its owner closed it
 	EventExpired   = "expired"    // it was idle past its TTL or reached its lifetime
+	EventClosed    = "closed"     // the server closed it as it shut down
 )
 
 // SessionEvent is one step in a session's life.

@@ -19,6 +19,7 @@ import (
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/rootfs"
+	"github.com/paddock-dev/paddock/store"
 )
 
 // config is everything `paddock serve` needs, parsed from flags with
@@ -77,6 +78,14 @@ type config struct {
 	JobTTL      time.Duration
 	MaxJobs     int
 	MaxJobBytes int64
+
+	// The history database (history.go): where ("" is history.db under
+	// StateDir, "off" none, postgres://… a PostgreSQL), whether code is
+	// kept, and how long and how many rows (0: no bound).
+	HistoryDB         string
+	HistoryRecordCode bool
+	HistoryMaxAge     time.Duration
+	HistoryMaxRows    int64
 
 	// SessionKernels is how many sandboxes per template are kept with
 	// their kernel already open for new sessions; 0: none.
@@ -159,6 +168,11 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.JobTTL, "job-ttl", jobs.DefaultTTL, "how long the result of a run sent with an Idempotency-Key is kept")
 	fs.IntVar(&c.MaxJobs, "max-jobs", jobs.DefaultMaxJobs, "runs sent with an Idempotency-Key kept at once (the oldest finished go first)")
 	fs.Int64Var(&c.MaxJobBytes, "max-job-bytes", jobs.DefaultMaxBytes, "bytes of stored idempotent runs kept on disk (the oldest finished go first)")
+	fs.StringVar(&c.HistoryDB, "history-db", env("PADDOCK_HISTORY_DB", ""),
+		"the history of runs, cells, session events, failed authentications and admin actions: a SQLite file (default: history.db in --state-dir), a postgres:// URL, or off")
+	fs.BoolVar(&c.HistoryRecordCode, "history-record-code", false, "keep each run's and cell's code in the history (off: only its SHA-256)")
+	fs.DurationVar(&c.HistoryMaxAge, "history-max-age", store.DefaultMaxAge, "how long history records are kept (0: any age)")
+	fs.Int64Var(&c.HistoryMaxRows, "history-max-rows", store.DefaultMaxRows, "history rows kept per table, the newest (0: any number)")
 	_ = c.LogLevel.UnmarshalText([]byte(env("PADDOCK_LOG_LEVEL", "info")))
 	fs.TextVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
 
@@ -242,6 +256,9 @@ func (c *config) Validate() error {
 	}
 	if c.JobTTL < time.Second || c.MaxJobs < 1 || c.MaxJobBytes < 1<<20 {
 		errs = append(errs, errors.New("--job-ttl must be at least 1s, --max-jobs at least 1 and --max-job-bytes at least 1 MiB"))
+	}
+	if c.HistoryMaxAge < 0 || (c.HistoryMaxAge > 0 && c.HistoryMaxAge < time.Minute) || c.HistoryMaxRows < 0 || (c.HistoryMaxRows > 0 && c.HistoryMaxRows < 1000) {
+		errs = append(errs, errors.New("--history-max-age must be 0 or at least 1m, --history-max-rows 0 or at least 1000"))
 	}
 	if c.MaxTimeout < time.Second {
 		errs = append(errs, errors.New("--max-timeout must be at least 1s"))

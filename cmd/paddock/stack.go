@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/paddock-dev/paddock/api"
 	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/core"
@@ -20,6 +22,7 @@ import (
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/rootfs"
 	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/store"
 	"github.com/paddock-dev/paddock/templates"
 )
 
@@ -31,6 +34,7 @@ type stack struct {
 	Kernels *kernels.Manager
 	Core    *core.Service
 	Jobs    *jobs.Store
+	History *store.Store // nil with --history-db=off
 	Handler http.Handler
 
 	log         *slog.Logger
@@ -71,7 +75,8 @@ func (st *stack) Close(ctx context.Context) error {
 	if c, ok := st.Runtime.(io.Closer); ok {
 		rerr = c.Close()
 	}
-	return errors.Join(kerr, perr, cerr, rerr)
+	herr := closeHistory(cctx, st.History) // after the kernels: their last events are in it
+	return errors.Join(kerr, perr, cerr, rerr, herr)
 }
 
 // janitor destroys, every orphanSweepEvery until ctx ends, the sandboxes
@@ -198,6 +203,12 @@ func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
 	if err != nil {
 		return nil, err
 	}
+	// The history and the core's metrics share /metrics' registry.
+	reg := prometheus.NewRegistry()
+	hist, err := openHistory(ctx, cfg, reg, logger)
+	if err != nil {
+		return nil, errors.Join(err, p.Close(context.WithoutCancel(ctx)))
+	}
 	p.Start()
 	// Cells obey the server's maxima as runs do.
 	k, err := kernels.New(p, kernels.Config{
@@ -205,9 +216,10 @@ func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
 		MaxLifetime: cfg.MaxSessionLifetime,
 		MaxTimeout:  cfg.MaxTimeout,
 		MaxOutput:   cfg.MaxOutput,
+		OnEnd:       core.SessionEndRecorder(hist, nil),
 	}, logger)
 	if err != nil {
-		return nil, errors.Join(err, p.Close(context.WithoutCancel(ctx)))
+		return nil, errors.Join(err, p.Close(context.WithoutCancel(ctx)), closeHistory(ctx, hist))
 	}
 	k.Start()
 	js.Start()
@@ -225,6 +237,8 @@ func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
 		MaxOpenFiles:   cfg.MaxOpenFiles,
 		MaxFileBytes:   cfg.MaxBody,
 		Logger:         logger,
+		Registry:       reg,
+		Store:          hist,
 
 		Auth:              cfg.auth,
 		TenantMaxRuns:     cfg.TenantMaxRuns,
@@ -236,7 +250,7 @@ func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
 		TenantMaxConnections: cfg.TenantMaxConnections,
 	})
 	if err != nil {
-		return nil, errors.Join(err, k.Close(context.WithoutCancel(ctx)), p.Close(context.WithoutCancel(ctx)))
+		return nil, errors.Join(err, k.Close(context.WithoutCancel(ctx)), p.Close(context.WithoutCancel(ctx)), closeHistory(ctx, hist))
 	}
 	h := api.New(api.Config{
 		Core:         svc,
@@ -246,7 +260,7 @@ func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
 		Mounts:       mounts(svc, cfg, logger),
 		Guard:        cfg.guard,
 	})
-	st := &stack{Runtime: rt, Pool: p, Kernels: k, Core: svc, Jobs: js, Handler: h, log: logger, janitorDone: make(chan struct{})}
+	st := &stack{Runtime: rt, Pool: p, Kernels: k, Core: svc, Jobs: js, History: hist, Handler: h, log: logger, janitorDone: make(chan struct{})}
 	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	st.stopJanitor = stop
 	go st.janitor(jctx, instance)
