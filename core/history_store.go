@@ -154,7 +154,7 @@ func (s *Service) recordCell(c Caller, id, code string, x kernels.Execution, z *
 	r := store.Run{Kind: store.KindCell, At: s.cfg.Now(), Tenant: c.Tenant, Door: c.Door, SessionID: id,
 		Template: x.Template, Runtime: s.runtimeOf[x.Template], StartKind: "kernel",
 		QueueMS: x.Queue.Milliseconds(), ExecMS: x.Exec.Milliseconds(), TotalMS: took.Milliseconds(),
-		Reason: string(x.Reason), Error: errorCode(err), ExitCode: 0, Code: code,
+		Reason: string(x.Reason), Error: errorCode(err), Code: code,
 		StdoutBytes: z.stdout, StderrBytes: z.stderr}
 	if x.Status == "error" && r.Reason == "" {
 		r.Reason = "error"

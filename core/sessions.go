@@ -159,12 +159,16 @@ func (s *Service) CloseSession(ctx context.Context, c Caller, id string) (err er
 	if err := s.sessionsFor(c); err != nil {
 		return err
 	}
-	info, _ := s.kernels.Get(c.Tenant, id)
+	var template string // for the history's event, read before the session goes
+	if s.HistoryEnabled() {
+		info, _ := s.kernels.Get(c.Tenant, id)
+		template = info.Template
+	}
 	if err := s.kernels.Delete(ctx, c.Tenant, id); err != nil {
 		return s.fail(err)
 	}
 	s.history.drop(id)
-	s.recordSession(c, id, info.Template, store.EventDeleted, "")
+	s.recordSession(c, id, template, store.EventDeleted, "")
 	return nil
 }
 
