@@ -146,9 +146,11 @@ func (z *cellSizes) wrap(events func(runner.Event)) func(runner.Event) {
 }
 
 // recordCell records a session cell as it ended, and the session event
-// a lost kernel is.
+// a lost kernel is. A call that found no session of the caller's (no
+// template in x) reached no kernel: like a run refused by its checks, it
+// is not a cell.
 func (s *Service) recordCell(c Caller, id, code string, x kernels.Execution, z *cellSizes, took time.Duration, err error) {
-	if s.cfg.Store == nil {
+	if s.cfg.Store == nil || x.Template == "" {
 		return
 	}
 	r := store.Run{Kind: store.KindCell, At: s.cfg.Now(), Tenant: c.Tenant, Door: c.Door, SessionID: id,

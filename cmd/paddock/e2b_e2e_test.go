@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/paddock-dev/paddock/store"
 )
 
 // nodeScript runs one of doors/clients/*.mjs with env and returns the
@@ -79,6 +81,7 @@ func TestE2BSDK(t *testing.T) {
 	if left := e.st.Kernels.ListAll(); len(left) != 0 {
 		t.Errorf("sessions left after kill: %+v", left)
 	}
+	e.expectDoorRows(t, "e2b", store.KindCell, "alice", "ok", "error")
 }
 
 // TestE2BSDKStuckCell drives the real SDK (doors/clients/e2b_restart.mjs)

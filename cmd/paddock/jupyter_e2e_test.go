@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paddock-dev/paddock/store"
 )
 
 // jupyterClients holds the pinned npm clients (`make clients`).
@@ -341,6 +343,8 @@ func TestE2EJupyter(t *testing.T) {
 				r.Died, r.RestartStatus, r.AfterState, r.AfterRestart, r.DeleteStatus)
 		}
 	})
+
+	e.expectDoorRows(t, "jupyter", store.KindCell, "alice", "ok", "error", "interrupted")
 }
 
 // A cell that cannot be interrupted, through the real @jupyterlab/services

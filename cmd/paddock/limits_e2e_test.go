@@ -130,6 +130,10 @@ func TestE2ERunLimits(t *testing.T) {
 			if !slices.Contains(wantStarts, r.Start) {
 				t.Errorf("start %q, want one of %v", r.Start, wantStarts)
 			}
+			// The history has the run as the answer gave it.
+			if h := e.lastRun(t); h.Reason != r.Reason || h.ExitCode != r.ExitCode || h.StartKind != r.Start || h.Door != "rest" {
+				t.Errorf("history row %+v, want reason %s, exit %d, start %s, door rest", h, r.Reason, r.ExitCode, r.Start)
+			}
 			e.gone(t, r.SandboxID)
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/store"
 )
 
 // node runs a script of doors/clients with args and decodes the one JSON
@@ -181,6 +182,8 @@ func TestE2EMCP(t *testing.T) {
 		var out mcpClientOut
 		node(t, &out, "mcp_client.mjs", "http", url)
 		checkMCPClient(t, e, out)
+		e.expectDoorRows(t, "mcp", store.KindRun, "", "ok")
+		e.expectDoorRows(t, "mcp", store.KindCell, "", "ok", "timeout")
 	})
 
 	t.Run("inspector cli", func(t *testing.T) {
