@@ -239,3 +239,7 @@ func (s *Service) SessionsEnabled() bool { return s.kernels != nil }
 // Gatherer serves the core's metrics (and the pool's, the Go runtime's
 // and the process's) to a scrape.
 func (s *Service) Gatherer() prometheus.Gatherer { return s.metrics.reg }
+
+// Registerer is where a door registers its own metrics, served with the
+// core's on /metrics.
+func (s *Service) Registerer() prometheus.Registerer { return s.metrics.reg }
