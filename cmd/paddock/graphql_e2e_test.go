@@ -271,6 +271,24 @@ func TestE2EGraphQL(t *testing.T) {
 	if misses != misses0 || hits <= hits0 {
 		t.Errorf("bob's client sent alice's documents again: want only hits, got %v more misses and %v more hits", misses-misses0, hits-hits0)
 	}
+	// The admin scope reads every tenant's rows, and the read is audited.
+	status, raw = e.call(t, "POST", "/v1/graphql", strings.TrimSpace(admin.String()),
+		map[string]any{"query": `{ runs(first: 500, filter: {allTenants: true}) { items { tenant } } }`})
+	var all struct {
+		Data struct {
+			Runs struct{ Items []struct{ Tenant string } }
+		}
+	}
+	if json.Unmarshal(raw, &all); status != http.StatusOK || len(all.Data.Runs.Items) != 5 || all.Data.Runs.Items[0].Tenant != "alice" {
+		t.Errorf("admin, all tenants: HTTP %d %s; want alice's 3 runs and 2 cells", status, raw)
+	}
+	if err := e.st.History.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := countRows(t, filepath.Join(e.cfg.StateDir, "history.db"), "SELECT COUNT(*) FROM admin_actions WHERE tenant = 'ops' AND action = 'read_history' AND door = 'graphql'"); n != 1 {
+		t.Errorf("%d read_history admin actions recorded for ops through graphql, want 1", n)
+	}
+
 	// No token: 401 with a GraphQL body.
 	status, raw = e.call(t, "POST", "/v1/graphql", "", map[string]any{"query": "{ viewer { tenant } }"})
 	if status != http.StatusUnauthorized || !strings.Contains(string(raw), `"errors"`) {
