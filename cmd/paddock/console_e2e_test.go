@@ -202,3 +202,31 @@ func TestE2EConsoleBrowser(t *testing.T) {
 	}
 	t.Logf("screenshots in %s; runs shown %d, bars %v", out, len(r.Runs), r.Bars)
 }
+
+// On a server that keeps no history and needs no token, the operator
+// view still shows the pools, and says "History off" where the runs and
+// the latency chart would be.
+func TestE2EConsoleHistoryOff(t *testing.T) {
+	needClients(t)
+	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
+		jupyterMissing(t, "Debian's chromium")
+	}
+	e := newE2EWith(t, "--history-db=off")
+	var r struct {
+		Pools          []string `json:"pools"`
+		RunsNote       string   `json:"runsNote"`
+		AggregatesNote string   `json:"aggregatesNote"`
+		Viewer         string   `json:"viewer"`
+		Banner         string   `json:"banner"`
+		RequestError   string   `json:"requestError"`
+		ConsoleErrors  []string `json:"consoleErrors"`
+	}
+	jupyterNode(t, &r, "console_operator.mjs", e.srv.URL)
+	const off = "History off: this server keeps no history of runs (--history-db off)."
+	if !slices.Contains(r.Pools, "python") || r.RunsNote != off || r.AggregatesNote != off {
+		t.Errorf("operator view: %+v", r)
+	}
+	if !strings.HasSuffix(r.Viewer, "history off.") || r.Banner != "" || r.RequestError != "" || len(r.ConsoleErrors) != 0 {
+		t.Errorf("operator view: viewer %q, banner %q, request error %q, console errors %q", r.Viewer, r.Banner, r.RequestError, r.ConsoleErrors)
+	}
+}
