@@ -47,9 +47,14 @@ func loadAssets() (map[string]asset, error) {
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(body)
-		out[name[len("assets/"):]] = asset{body: body, contentType: ct, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+		out[name[len("assets/"):]] = newAsset(body, ct)
 		return nil
 	})
 	return out, err
+}
+
+// newAsset is body as served with type ct, its ETag from its bytes.
+func newAsset(body []byte, ct string) asset {
+	sum := sha256.Sum256(body)
+	return asset{body: body, contentType: ct, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
 }

@@ -33,9 +33,10 @@ func Mount(opts Options) func(*gin.Engine) {
 		panic("console: no index.html among the assets")
 	}
 	if opts.Version != "" {
+		// The page names the version, so its ETag is of the page with it.
 		index := assets["index.html"]
-		index.body = bytes.Replace(index.body, []byte(`data-version=""`), []byte(fmt.Sprintf(`data-version="%s"`, html.EscapeString(opts.Version))), 1)
-		assets["index.html"] = index
+		assets["index.html"] = newAsset(bytes.Replace(index.body, []byte(`data-version=""`),
+			[]byte(fmt.Sprintf(`data-version="%s"`, html.EscapeString(opts.Version))), 1), index.contentType)
 	}
 	serve := func(c *gin.Context) {
 		name := strings.TrimPrefix(c.Param("file"), "/")

@@ -114,6 +114,11 @@ func TestVersionShown(t *testing.T) {
 	if want := `<body data-version="v1.2 &#34;&lt;b&gt;&#34;">`; !strings.Contains(rec.Body.String(), want) {
 		t.Errorf("index lacks %s", want)
 	}
+	// A browser that kept another version's page does not get a 304.
+	other := get(t, engine(t, Options{Version: "v1.3"}), http.MethodGet, "/console/", http.Header{"If-None-Match": {rec.Header().Get("ETag")}})
+	if other.Code != http.StatusOK || !strings.Contains(other.Body.String(), `data-version="v1.3"`) {
+		t.Errorf("another version's page revalidated: HTTP %d", other.Code)
+	}
 }
 
 // Every file the page names (its links, scripts and the modules' imports)
