@@ -76,6 +76,9 @@ func newDoor(c Core, opts Options) (*door, error) {
 	if opts.Limits.MaxBreadth <= 0 {
 		opts.Limits.MaxBreadth = def.MaxBreadth
 	}
+	if opts.Limits.MaxSelections <= 0 {
+		opts.Limits.MaxSelections = def.MaxSelections
+	}
 	if opts.Limits.MaxCost <= 0 {
 		opts.Limits.MaxCost = def.MaxCost
 	}
@@ -98,7 +101,7 @@ func newDoor(c Core, opts Options) (*door, error) {
 	if err != nil {
 		return nil, err
 	}
-	cache, err := newDocuments(s, opts.CacheSize, opts.Registerer)
+	cache, err := newDocuments(s, opts.Limits, opts.CacheSize, opts.Registerer)
 	if err != nil {
 		return nil, err
 	}

@@ -120,6 +120,12 @@ func TestLimitsRefuseBeforeExecution(t *testing.T) {
 		return b.String()
 	}() + "}"
 	serve(t, f, Options{}, "alice", wide, nil).code(t, http.StatusBadRequest, "breadth_limit")
+	// 6 fragments of 90 fields each: no set is too wide, the whole is.
+	many := "{ ...F0 }"
+	for i := range 6 {
+		many += fmt.Sprintf(" fragment F%d on Query { %s %s }", i, strings.Repeat("__typename ", 89), map[bool]string{true: fmt.Sprintf("...F%d", i+1), false: ""}[i < 5])
+	}
+	serve(t, f, Options{}, "alice", many, nil).code(t, http.StatusBadRequest, "breadth_limit")
 
 	costly := `query($n: Int) { a: runs(first: $n) { items { id kind at tenant door } } b: runs(first: $n) { items { id kind at } } }`
 	serve(t, f, Options{Limits: Limits{MaxCost: 1000}}, "alice", costly, map[string]any{"n": 200}).code(t, http.StatusBadRequest, "cost_limit")

@@ -17,6 +17,9 @@ type Limits struct {
 	// MaxBreadth bounds the fields of one selection set, aliases and
 	// fragments included (breadth_limit).
 	MaxBreadth int
+	// MaxSelections bounds the selections written in the document, its
+	// fragments' counted once (breadth_limit).
+	MaxSelections int
 	// MaxCost bounds the estimated cost: every field counts the product of
 	// the sizes of the lists above it (a page's first, the number of
 	// templates, the introspection lists' average sizes) (cost_limit).
@@ -25,7 +28,7 @@ type Limits struct {
 
 // DefaultLimits admit the full introspection query and a few pages of
 // 500 runs, and refuse more.
-var DefaultLimits = Limits{MaxQueryBytes: 32 << 10, MaxDepth: 16, MaxBreadth: 100, MaxCost: 50000}
+var DefaultLimits = Limits{MaxQueryBytes: 32 << 10, MaxDepth: 16, MaxBreadth: 100, MaxSelections: 500, MaxCost: 50000}
 
 // limitError is a document refused by a limit.
 type limitError struct {
@@ -121,4 +124,45 @@ func satMul(a, b int) int {
 		return 1 << 40
 	}
 	return a * b
+}
+
+// shape checks a parsed document as written, before validation: no
+// selection set over MaxBreadth selections, no more than MaxSelections
+// in all. The expanded document is weighed after validation (check).
+func (l Limits) shape(doc *ast.QueryDocument) *limitError {
+	total := 0
+	var walk func(ast.SelectionSet) *limitError
+	walk = func(set ast.SelectionSet) *limitError {
+		if len(set) > l.MaxBreadth {
+			return &limitError{"breadth_limit", fmt.Sprintf("a selection set selects more than %d fields (the breadth limit)", l.MaxBreadth)}
+		}
+		total += len(set)
+		if total > l.MaxSelections {
+			return &limitError{"breadth_limit", fmt.Sprintf("the document selects more than %d fields in all (the breadth limit)", l.MaxSelections)}
+		}
+		for _, sel := range set {
+			var sub ast.SelectionSet
+			switch s := sel.(type) {
+			case *ast.Field:
+				sub = s.SelectionSet
+			case *ast.InlineFragment:
+				sub = s.SelectionSet
+			}
+			if err := walk(sub); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, op := range doc.Operations {
+		if err := walk(op.SelectionSet); err != nil {
+			return err
+		}
+	}
+	for _, f := range doc.Fragments {
+		if err := walk(f.SelectionSet); err != nil {
+			return err
+		}
+	}
+	return nil
 }
