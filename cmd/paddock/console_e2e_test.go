@@ -50,6 +50,7 @@ type consoleReport struct {
 	Bars           []string `json:"bars"`
 	Viewer         string   `json:"viewer"`
 	OperatorErrors []string `json:"operatorErrors"`
+	AllTenants     string   `json:"allTenants"`
 	ConsoleErrors  []string `json:"consoleErrors"`
 	// BlockedStylesBefore counts the page's own inline styles the policy
 	// refused, before any output's.
@@ -188,6 +189,9 @@ func TestE2EConsoleBrowser(t *testing.T) {
 	}
 	if !strings.HasPrefix(r.Viewer, "Signed in as alice") || len(r.OperatorErrors) != 0 {
 		t.Errorf("operator view: viewer %q, errors %q", r.Viewer, r.OperatorErrors)
+	}
+	if !strings.HasPrefix(r.AllTenants, "insufficient_scope: ") {
+		t.Errorf("every tenant's runs, asked without the admin scope: %q, want GraphQL's insufficient_scope verbatim", r.AllTenants)
 	}
 	if len(r.ConsoleErrors) != 0 || r.BlockedStylesBefore != 0 {
 		t.Errorf("browser console errors: %q; inline styles refused %d", r.ConsoleErrors, r.BlockedStylesBefore)

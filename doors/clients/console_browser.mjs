@@ -152,6 +152,11 @@ try {
   report.viewer = await page.textContent('#op-viewer');
   report.operatorErrors = await page.$$eval('#operator .error:not([hidden]), #operator .note:not([hidden])', (es) => es.map((e) => e.textContent));
   await shotWhole(join(outDir, 'operator.png'));
+  // Every tenant's runs need the admin scope this token lacks: the
+  // server's refusal is shown.
+  await page.check('#op-all');
+  await page.waitForSelector('#op-runs-error:not([hidden])');
+  report.allTenants = await page.textContent('#op-runs-error');
 } finally {
   await context.close();
   rmSync(profile, { recursive: true, force: true });

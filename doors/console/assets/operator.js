@@ -10,9 +10,9 @@ const pollEvery = 2000;
 const poolsQuery = `query ConsolePools {
   pools { template target floor ceiling ready inUse starting waiting hits misses hitRate restores coldStarts restoreFailures snapshot image healthy }
 }`;
-const historyQuery = `query ConsoleHistory($first: Int) {
-  runs(first: $first) { items { id kind at tenant door template runtime startKind queueMS acquireMS startMS execMS totalMS reason error exitCode } }
-  aggregates { startKind template count totalP50 totalP99 acquireP50 acquireP99 startP50 startP99 }
+const historyQuery = `query ConsoleHistory($first: Int, $all: Boolean) {
+  runs(first: $first, filter: {allTenants: $all}) { items { id kind at tenant door template runtime startKind queueMS acquireMS startMS execMS totalMS reason error exitCode } }
+  aggregates(filter: {allTenants: $all}) { startKind template count totalP50 totalP99 acquireP50 acquireP99 startP50 startP99 }
 }`;
 const viewerQuery = 'query ConsoleViewer { viewer { tenant scopes historyEnabled } }';
 
@@ -91,7 +91,7 @@ function historyNote(err) {
 async function history() {
   let answer;
   try {
-    answer = await gql(historyQuery, { first: 30 });
+    answer = await gql(historyQuery, { first: 30, all: $('op-all').checked });
   } catch (err) {
     failed(err);
     return;
