@@ -34,6 +34,10 @@
 //     (restore or start, first ping, run, destroy), read from the
 //     kernel, beside raw runsc run + delete (cpuphases.go,
 //     docs/cpu-per-run.md).
+//   - the history store's cost (history.go, --history): warm print(1)
+//     and a closed loop of one-shots on two python servers, the history
+//     database on and off, alternating, with each server's store
+//     counters (written, dropped).
 //
 // The baselines: the native rows run the template's own interpreter and
 // libraries, chrooted into a read-only view of its built root filesystem

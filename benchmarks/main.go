@@ -82,6 +82,10 @@ func main() {
 	flag.IntVar(&o.TailRounds, "session-tail-rounds", 1, "rounds of the session tail phase; each round measures every binary once")
 	flag.StringVar(&o.TailBefore, "session-tail-before", "", "another paddock binary (an earlier build) measured in the session tail phase in alternation with --paddock, for a before/after in one run; a paddock-agent beside it is its agent")
 	flag.BoolVar(&o.TailOnly, "session-tail-only", false, "run only the session tail phase")
+	flag.IntVar(&o.HistoryN, "history", 200, "warm print(1) samples per server in the history phase: two python servers, the history store on (SQLite) and off, alternating (0: skip the phase)")
+	flag.IntVar(&o.HistoryClients, "history-clients", 4, "closed-loop clients of the history phase's throughput part")
+	flag.DurationVar(&o.HistoryDuration, "history-duration", 30*time.Second, "closed-loop time per server in the history phase, in two alternating turns (0: no throughput part)")
+	flag.BoolVar(&o.HistoryOnly, "history-only", false, "run only the history phase")
 	flag.StringVar(&o.JSONOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
 	flag.StringVar(&o.CSVOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
 	flag.StringVar(&o.PNGOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")
@@ -187,7 +191,7 @@ func run(ctx context.Context, o bench.Options) error {
 	// Each --X-only flag names the phases it keeps by their titles'
 	// beginnings; with any of them set, only those phases run.
 	var only []string
-	for on, prefix := range map[*bool]string{&o.JupyterOnly: "Jupyter", &o.SteadyOnly: "steady", &o.SlimOnly: "python-slim", &o.CPUOnly: "CPU", &o.SessionStartOnly: sessions.StartTitle, &o.MemoryOnly: "memory"} {
+	for on, prefix := range map[*bool]string{&o.JupyterOnly: "Jupyter", &o.SteadyOnly: "steady", &o.SlimOnly: "python-slim", &o.CPUOnly: "CPU", &o.SessionStartOnly: sessions.StartTitle, &o.MemoryOnly: "memory", &o.HistoryOnly: historyTitle} {
 		if *on {
 			only = append(only, prefix)
 		}
@@ -254,6 +258,9 @@ func run(ctx context.Context, o bench.Options) error {
 	}
 	if o.SessionStartN > 0 {
 		phase(sessions.StartTitle, func() error { return sessions.StartPhase(ctx, o, &rep) })
+	}
+	if o.HistoryN > 0 {
+		phase(historyTitle, func() error { return historyPhase(ctx, o, &rep) })
 	}
 	if o.JupyterN > 0 {
 		phase("Jupyter cell round trips: Paddock's Jupyter door, then native Jupyter Server + ipykernel, stock and with TCP_NODELAY", func() error { return doors.JupyterPhase(ctx, o, &rep) })

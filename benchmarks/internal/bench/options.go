@@ -64,5 +64,12 @@ type Options struct {
 	TailBefore  string // a second paddock binary measured in alternation
 	TailOnly    bool   // run only this phase
 
+	// The history store's cost (history.go): two servers, the history
+	// on and off, alternating.
+	HistoryN        int           // warm print(1) samples per server (0: skip the phase)
+	HistoryClients  int           // closed-loop clients of the throughput part
+	HistoryDuration time.Duration // closed-loop time per server (0: no throughput part)
+	HistoryOnly     bool          // run only this phase
+
 	Flags map[string]any // every flag's value, for the JSON
 }

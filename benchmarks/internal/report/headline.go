@@ -128,6 +128,7 @@ func headlines(rows []stats.Row, tps []Throughput, mems []MemRow, natives []Nati
 		}
 	}
 	out = append(out, e2bHeadlines(rows)...)
+	out = append(out, historyHeadlines(rows, tps)...)
 	return append(out, runcHeadlines(rows, tps, mems)...)
 }
 

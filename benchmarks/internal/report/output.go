@@ -89,13 +89,15 @@ type jsonReport struct {
 	Steady []jsonSteadyPoint `json:"steady,omitempty"`
 	// NativeRSS is each template's interpreter's memory outside gVisor.
 	NativeRSS []NativeRSS `json:"native_rss,omitempty"`
+	// Store are the history phase's servers' store counters.
+	Store []StoreMetrics `json:"server_store_metrics,omitempty"`
 }
 
 // WriteJSON writes the whole report with every raw sample.
 func WriteJSON(w io.Writer, rep Report, started time.Time, opts map[string]any) error {
 	out := jsonReport{Started: started.UTC(), Options: opts, MemoryNote: rep.MemoryNote,
 		Latency: []jsonRow{}, Throughput: []jsonThroughput{}, Memory: []jsonMemory{},
-		Headline: headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS), NativeRSS: rep.NativeRSS, ServerMetrics: rep.ServerMetrics, Doors: jsonDoors(rep.Doors),
+		Headline: append(headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS), storeHeadlines(rep.Store)...), Store: rep.Store, NativeRSS: rep.NativeRSS, ServerMetrics: rep.ServerMetrics, Doors: jsonDoors(rep.Doors),
 		Steady: jsonSteady(rep.Steady)}
 	for _, r := range rep.Rows {
 		c := r.Counted()

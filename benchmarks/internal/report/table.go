@@ -28,6 +28,8 @@ type Report struct {
 	// NativeRSS is each template's interpreter's memory outside gVisor:
 	// the memory target of a warmed template is built on it.
 	NativeRSS []NativeRSS
+	// Store are the history phase's servers' paddock_store_* counters.
+	Store []StoreMetrics
 }
 
 // Print writes the tables and the headline ratios.
@@ -49,8 +51,12 @@ func (rep Report) Print(w io.Writer) {
 	}
 	printMemory(w, rep.Memory, rep.NativeRSS)
 	printNativeRSS(w, rep.NativeRSS)
+	if len(rep.Store) > 0 {
+		fmt.Fprintln(w, "\n== the history store's own counters (history on against off) ==")
+		PrintStore(w, rep.Store)
+	}
 	fmt.Fprintln(w, "\n== headline (targets from docs/architecture.md; ratios against the template's own interpreter, unsandboxed) ==")
-	for _, h := range headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS) {
+	for _, h := range append(headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS), storeHeadlines(rep.Store)...) {
 		fmt.Fprintln(w, h)
 	}
 }
@@ -181,7 +187,7 @@ func printMemory(w io.Writer, mems []MemRow, natives []NativeRSS) {
 // SortRows orders rows by language, then probe, then mode from the
 // slowest baseline to the warmest path; sessions come last.
 func SortRows(rows []stats.Row) {
-	modes := []string{stats.ModeNative, stats.ModeHost, stats.ModeRaw, stats.ModeRawRestore, stats.ModeCold, stats.ModeRestore, stats.ModePool, stats.ModeBusy, stats.ModeRuncCold, stats.ModeRuncPool,
+	modes := []string{stats.ModeNative, stats.ModeHost, stats.ModeRaw, stats.ModeRawRestore, stats.ModeCold, stats.ModeRestore, stats.ModePool, ModeHistoryOff, ModeHistoryOn, stats.ModeBusy, stats.ModeRuncCold, stats.ModeRuncPool,
 		stats.ModeSession, stats.ModeRuncSession}
 	langIdx := func(name string) int {
 		return slices.IndexFunc(langs.All, func(l langs.Lang) bool { return l.Name == name })

@@ -115,6 +115,10 @@ func serveHas(paddock, flag string) bool {
 	return strings.Contains(text, "-"+flag+" ") || strings.Contains(text, "-"+flag+"\n")
 }
 
+// ServeHas reports whether paddock's serve command has flag, for the
+// phases that need a flag the others do not.
+func ServeHas(paddock, flag string) bool { return serveHas(paddock, flag) }
+
 // CheckServeFlags fails early, naming them, when the paddock binary lacks
 // flags the bench passes.
 func CheckServeFlags(ctx context.Context, paddock string) error {
