@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
@@ -77,6 +81,14 @@ func historyPhase(ctx context.Context, o bench.Options, rep *report.Report) (err
 		}
 		rep.Throughput = append(rep.Throughput, tps[0], tps[1])
 		bench.Progress("  %d clients: %.2f runs/s on, %.2f off", o.HistoryClients, tps[0].Rate(), tps[1].Rate())
+	}
+	if o.GraphQLN > 0 {
+		warm, cold, err := graphqlLatency(ctx, on, o.GraphQLN)
+		rep.Rows = append(rep.Rows, warm, cold)
+		if err != nil {
+			return err
+		}
+		bench.Progress("  graphql p50: cache warm %s, cold %s", warm.P50().Round(10*time.Microsecond), cold.P50().Round(10*time.Microsecond))
 	}
 	for k, s := range servers {
 		m, err := historyStore(ctx, s, k == 0, sent[k])
@@ -154,4 +166,58 @@ func historyStore(ctx context.Context, s *server.Server, history bool, sent int)
 			return m, err
 		}
 	}
+}
+
+// graphqlLatency times report.GraphQLProbe on s n times with its
+// document cache warm (the same text each time, parsed once before) and
+// n times cold (a comment makes each text new, so each is parsed and
+// validated), alternating, over the runs the phase recorded.
+func graphqlLatency(ctx context.Context, s *server.Server, n int) (warm, cold stats.Row, err error) {
+	warm = stats.Row{Lang: "graphql", Probe: report.GraphQLProbe, Mode: report.ModeGraphQLWarm}
+	cold = stats.Row{Lang: "graphql", Probe: report.GraphQLProbe, Mode: report.ModeGraphQLCold}
+	if _, err := graphqlQuery(ctx, s, report.GraphQLProbe); err != nil {
+		return warm, cold, err
+	}
+	for i := range 2 * n {
+		row, query := &warm, report.GraphQLProbe
+		if abba(i) == 1 {
+			row, query = &cold, fmt.Sprintf("%s\n# %d", report.GraphQLProbe, i)
+		}
+		d, err := graphqlQuery(ctx, s, query)
+		if err != nil {
+			return warm, cold, err
+		}
+		row.Samples = append(row.Samples, stats.Sample{D: d, Counted: true})
+	}
+	return warm, cold, nil
+}
+
+// graphqlQuery POSTs one query and checks that it answered data and no
+// errors.
+func graphqlQuery(ctx context.Context, s *server.Server, query string) (time.Duration, error) {
+	body, _ := json.Marshal(map[string]string{"query": query})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL()+"/v1/graphql", bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		return 0, err
+	}
+	raw, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	d := time.Since(start)
+	if err != nil {
+		return d, err
+	}
+	var out struct {
+		Data   json.RawMessage   `json:"data"`
+		Errors []json.RawMessage `json:"errors"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil || resp.StatusCode != http.StatusOK || len(out.Errors) > 0 || len(out.Data) < 10 {
+		return d, fmt.Errorf("graphql: HTTP %d %.300s", resp.StatusCode, raw)
+	}
+	return d, nil
 }

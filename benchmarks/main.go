@@ -83,6 +83,7 @@ func main() {
 	flag.StringVar(&o.TailBefore, "session-tail-before", "", "another paddock binary (an earlier build) measured in the session tail phase in alternation with --paddock, for a before/after in one run; a paddock-agent beside it is its agent")
 	flag.BoolVar(&o.TailOnly, "session-tail-only", false, "run only the session tail phase")
 	flag.IntVar(&o.HistoryN, "history", 200, "warm print(1) samples per server in the history phase: two python servers, the history store on (SQLite) and off, alternating (0: skip the phase)")
+	flag.IntVar(&o.GraphQLN, "graphql", 200, "GraphQL queries (50 runs and the pools) timed on the history phase's server with the history on, the same document each time (the parse cache warm) and a new one each time (cold), alternating (0: none)")
 	flag.IntVar(&o.HistoryClients, "history-clients", 4, "closed-loop clients of the history phase's throughput part")
 	flag.DurationVar(&o.HistoryDuration, "history-duration", 30*time.Second, "closed-loop time per server in the history phase, in two alternating turns (0: no throughput part)")
 	flag.BoolVar(&o.HistoryOnly, "history-only", false, "run only the history phase")

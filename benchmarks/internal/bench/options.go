@@ -67,6 +67,7 @@ type Options struct {
 	// The history store's cost (history.go): two servers, the history
 	// on and off, alternating.
 	HistoryN        int           // warm print(1) samples per server (0: skip the phase)
+	GraphQLN        int           // GraphQL queries timed per document-cache state in the history phase (0: none)
 	HistoryClients  int           // closed-loop clients of the throughput part
 	HistoryDuration time.Duration // closed-loop time per server (0: no throughput part)
 	HistoryOnly     bool          // run only this phase

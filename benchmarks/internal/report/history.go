@@ -19,6 +19,11 @@ const (
 	ModeHistoryOff   = "warm pool idle, history off"
 	TargetHistoryOn  = "paddock one-shot, history on"
 	TargetHistoryOff = "paddock one-shot, history off"
+	// GraphQLProbe is the query the phase times on the server with the
+	// history on, its document cache warm and cold.
+	GraphQLProbe    = "{ runs(first: 50) { items { id at template startKind totalMS reason } next } pools { template ready target hitRate } }"
+	ModeGraphQLWarm = "graphql, document cache warm"
+	ModeGraphQLCold = "graphql, document cache cold"
 	// HistoryProbe is the program the phase runs.
 	HistoryProbe = "print(1)"
 	// historyAim is how far apart on and off may be: at most 2% slower
@@ -119,6 +124,15 @@ func historyHeadlines(rows []stats.Row, tps []Throughput) []headline {
 					out = append(out, newHeadline("python warm `print(1)`: history on p99 / history off p99", v, "x", true, 1+historyAim))
 				}
 			}
+		}
+	}
+	warm, ok1 := stats.FindRow(rows, "graphql", GraphQLProbe, ModeGraphQLWarm)
+	cold, ok2 := stats.FindRow(rows, "graphql", GraphQLProbe, ModeGraphQLCold)
+	if ok1 && ok2 {
+		out = append(out, untargeted("graphql 50 runs and the pools: p50, document cache warm", float64(warm.P50().Microseconds())/1000, "ms"),
+			untargeted("graphql 50 runs and the pools: p50, document cache cold", float64(cold.P50().Microseconds())/1000, "ms"))
+		if v, ok := stats.Ratio(cold.P50(), warm.P50()); ok {
+			out = append(out, untargeted("graphql 50 runs and the pools: cache cold p50 / cache warm p50", v, "x"))
 		}
 	}
 	i := slices.IndexFunc(tps, func(t Throughput) bool { return t.Target == TargetHistoryOn })
