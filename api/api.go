@@ -8,7 +8,6 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/core"
 	"github.com/paddock-dev/paddock/internal/webguard"
 )
@@ -46,7 +45,9 @@ type Config struct {
 	MaxBodyBytes int64
 	// Jobs keeps the runs sent with an Idempotency-Key (idempotency.go).
 	// Nil disables the header: such runs answer 501 not_implemented.
-	Jobs *jobs.Store
+	// *jobs.Store (files) and *jobs.SQLStore (the history database) are
+	// the two.
+	Jobs JobStore
 	// Keepalive is how long a streamed execution may stay silent before a
 	// keepalive event is sent.
 	Keepalive time.Duration

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -25,6 +26,14 @@ const (
 	headerReplayed       = "Idempotent-Replayed"
 	maxIdempotencyKey    = 128
 )
+
+// JobStore keeps idempotent runs' jobs, with the semantics package jobs
+// documents for Begin, Finish and Forget.
+type JobStore interface {
+	Begin(tenant, key, digest string) (jobs.Job, error)
+	Finish(job jobs.Job, result json.RawMessage) error
+	Forget(job jobs.Job) error
+}
 
 // interruptedExitCode is an interrupted run's exit code: the crashed
 // server's successor destroyed its sandbox with SIGKILL.

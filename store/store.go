@@ -193,3 +193,7 @@ func (s *Store) RecordsCode() bool { return s.cfg.RecordCode }
 
 // Driver is the store's driver, DriverSQLite or DriverPostgres.
 func (s *Store) Driver() string { return s.cfg.Driver }
+
+// DB is the store's database, for the tables other packages keep in it
+// (api/jobs' SQL backend, through cmd); the store owns their schema.
+func (s *Store) DB() *sql.DB { return s.db }

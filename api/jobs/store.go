@@ -277,12 +277,22 @@ func newStore(cfg Config) (*Store, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("jobs: Config.Dir is empty")
 	}
+	cfg, err := withDefaults(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{cfg: cfg, log: cfg.Logger, jobs: map[string]*entry{}, finished: list.New(),
+		stop: make(chan struct{}), stopped: make(chan struct{})}, nil
+}
+
+// withDefaults fills cfg's zero fields.
+func withDefaults(cfg Config) (Config, error) {
 	cfg.TTL = cmp.Or(cfg.TTL, DefaultTTL)
 	cfg.MaxJobs = cmp.Or(cfg.MaxJobs, DefaultMaxJobs)
 	cfg.MaxBytes = cmp.Or(cfg.MaxBytes, DefaultMaxBytes)
 	cfg.GCInterval = cmp.Or(cfg.GCInterval, DefaultGCInterval)
 	if cfg.TTL < 0 || cfg.MaxJobs < 0 || cfg.MaxBytes < 0 || cfg.GCInterval < 0 {
-		return nil, errors.New("jobs: negative TTL, MaxJobs, MaxBytes or GCInterval")
+		return cfg, errors.New("jobs: negative TTL, MaxJobs, MaxBytes or GCInterval")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -290,6 +300,5 @@ func newStore(cfg Config) (*Store, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Store{cfg: cfg, log: cfg.Logger, jobs: map[string]*entry{}, finished: list.New(),
-		stop: make(chan struct{}), stopped: make(chan struct{})}, nil
+	return cfg, nil
 }

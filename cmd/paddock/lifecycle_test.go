@@ -181,7 +181,7 @@ func newStateDir(t *testing.T, runscPath string) string {
 
 // startServer runs `paddock serve` on a free loopback port over state and
 // waits until it is ready.
-func startServer(t *testing.T, bin, state string) *paddockProc {
+func startServer(t *testing.T, bin, state string, flags ...string) *paddockProc {
 	t.Helper()
 	runscPath, agent, cache := lifecycleEnv(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -194,6 +194,7 @@ func startServer(t *testing.T, bin, state string) *paddockProc {
 	s.cmd = exec.Command(bin, "serve", "--listen="+addr, "--runsc="+runscPath, "--agent="+agent, "--cache-dir="+cache,
 		"--state-dir="+state, "--build-rootfs=false", "--templates=node,python", "--pool-size=1", "--tenant-rate=0", "--tenant-max-runs=16",
 		"--queue-deadline=2m") // not about saturation: waits however loaded the machine is
+	s.cmd.Args = append(s.cmd.Args, flags...)
 	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)

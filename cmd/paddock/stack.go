@@ -33,7 +33,7 @@ type stack struct {
 	Pool    *pool.Manager
 	Kernels *kernels.Manager
 	Core    *core.Service
-	Jobs    *jobs.Store
+	Jobs    jobStore
 	History *store.Store // nil with --history-db=off
 	Handler http.Handler
 
@@ -140,11 +140,6 @@ func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
 			logger.Warn("reaped orphan sandboxes from an earlier run", "count", n)
 		}
 	}
-	js, err := openJobs(cfg, logger)
-	if err != nil {
-		return nil, err
-	}
-
 	instance := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().Unix())
 	imgs, late, err := lookupImages(lookup, tmpls, cfg.BuildRootfs)
 	if err != nil {
@@ -209,6 +204,10 @@ func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
 	if err != nil {
 		return nil, errors.Join(err, p.Close(context.WithoutCancel(ctx)))
 	}
+	js, err := openJobs(ctx, cfg, hist, logger)
+	if err != nil {
+		return nil, errors.Join(err, p.Close(context.WithoutCancel(ctx)), closeHistory(ctx, hist))
+	}
 	p.Start()
 	// Cells obey the server's maxima as runs do.
 	k, err := kernels.New(p, kernels.Config{
@@ -270,16 +269,41 @@ func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
 	return st, nil
 }
 
-// openJobs opens the store of idempotent runs under the state directory;
-// the runs an earlier server left in flight become interrupted.
-func openJobs(cfg *config, logger *slog.Logger) (*jobs.Store, error) {
-	js, rec, err := jobs.Open(jobs.Config{
+// jobStore is a store of idempotent runs: the API's part and the
+// collector's.
+type jobStore interface {
+	api.JobStore
+	Start()
+	Close()
+}
+
+// openJobs opens the store of idempotent runs: the history database's
+// jobs table when there is one, else files under the state directory.
+// The runs an earlier server left in flight become interrupted.
+func openJobs(ctx context.Context, cfg *config, hist *store.Store, logger *slog.Logger) (jobStore, error) {
+	jc := jobs.Config{
 		Dir:      filepath.Join(cfg.StateDir, "jobs"),
 		TTL:      cfg.JobTTL,
 		MaxJobs:  cfg.MaxJobs,
 		MaxBytes: cfg.MaxJobBytes,
 		Logger:   logger,
-	})
+	}
+	var (
+		js    jobStore
+		rec   jobs.Recovery
+		err   error
+		where = jc.Dir
+	)
+	if hist != nil {
+		dialect := jobs.DialectSQLite
+		if hist.Driver() == store.DriverPostgres {
+			dialect = jobs.DialectPostgres
+		}
+		js, rec, err = jobs.OpenSQL(ctx, hist.DB(), dialect, jc)
+		where = "history database"
+	} else {
+		js, rec, err = jobs.Open(jc)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening the job store: %w", err)
 	}
@@ -287,7 +311,7 @@ func openJobs(cfg *config, logger *slog.Logger) (*jobs.Store, error) {
 		logger.Warn("marked idempotent runs left in flight by an earlier server as interrupted", "count", rec.Interrupted)
 	}
 	if rec != (jobs.Recovery{}) {
-		logger.Info("loaded idempotent runs", "kept", rec.Loaded, "expired", rec.Expired,
+		logger.Info("loaded idempotent runs", "at", where, "kept", rec.Loaded, "expired", rec.Expired,
 			"evicted", rec.Evicted, "unreadable", rec.Unreadable)
 	}
 	return js, nil
