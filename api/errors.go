@@ -24,6 +24,8 @@ var (
 	errNoMethod     = errors.New("method not allowed")
 	errPanic        = errors.New("handler panicked")
 	errNoJobs       = errors.New("idempotency keys disabled")
+	// errJobsUnavailable: the job store failed to claim a key.
+	errJobsUnavailable = errors.New("job store unavailable")
 
 	// Authorization headers the core never sees a token in.
 )
@@ -90,6 +92,10 @@ func (s *server) describeError(c *gin.Context, err error) (int, errorBody) {
 	case errors.Is(err, jobs.ErrKeyReused):
 		return http.StatusUnprocessableEntity, errorBody{"idempotency_key_reused",
 			"this Idempotency-Key was sent with a different request body; use a new key for a new request"}
+	case errors.Is(err, errJobsUnavailable):
+		c.Header("Retry-After", "5")
+		return http.StatusServiceUnavailable, errorBody{"jobs_unavailable", "the store of idempotent runs did not answer, so nothing ran; " +
+			"retry shortly, or send the run without an Idempotency-Key"}
 	case errors.Is(err, jobs.ErrFull):
 		c.Header("Retry-After", "1")
 		return http.StatusServiceUnavailable, errorBody{"busy", "too many idempotent runs are in flight to record another; retry shortly"}

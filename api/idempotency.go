@@ -62,6 +62,12 @@ func (s *server) claimRun(c *gin.Context, body []byte) (rj *runJob, replayed boo
 	sum := sha256.Sum256(body)
 	job, err := s.cfg.Jobs.Begin(caller(c).Tenant, key, hex.EncodeToString(sum[:]))
 	if err != nil {
+		if !errors.Is(err, jobs.ErrInProgress) && !errors.Is(err, jobs.ErrKeyReused) && !errors.Is(err, jobs.ErrFull) {
+			// The store itself failed (a broken database, a full disk):
+			// the key could not be claimed, so nothing runs.
+			s.log.Error("claiming an idempotency key failed", "error", err)
+			err = errJobsUnavailable
+		}
 		return nil, false, err
 	}
 	switch job.State {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"github.com/paddock-dev/paddock/core"
 	"net/http"
@@ -328,4 +329,25 @@ func TestIdempotencyKeyWithoutStore(t *testing.T) {
 	f := newFixture(t, &runnertest.Runtime{}, pool.Config{}, api.Config{}, true)
 	rec := keyed(t, f.h, `{"language":"python","code":"x"}`, []string{"k"}, "")
 	checkResponse(t, rec, http.StatusNotImplemented, `{"code":"not_implemented","message":"this server does not keep idempotent runs"}`+"\n")
+}
+
+// brokenJobs fails every claim as a broken database would.
+type brokenJobs struct{}
+
+func (brokenJobs) Begin(string, string, string) (jobs.Job, error) {
+	return jobs.Job{}, errors.New("SQL logic error: no such table: jobs (1)")
+}
+func (brokenJobs) Finish(jobs.Job, json.RawMessage) error { return nil }
+func (brokenJobs) Forget(jobs.Job) error                  { return nil }
+
+// A key the job store cannot claim runs nothing and answers 503 with its
+// own code, never a 500.
+func TestIdempotentStoreFailure(t *testing.T) {
+	var runs atomic.Int32
+	f := newFixture(t, countingRuntime(&runs), pool.Config{}, api.Config{Jobs: brokenJobs{}}, true)
+	rec := keyed(t, f.h, `{"language":"python","code":"x"}`, []string{"k"}, "")
+	checkResponse(t, rec, http.StatusServiceUnavailable, `{"code":"jobs_unavailable","message":"the store of idempotent runs did not answer, so nothing ran; retry shortly, or send the run without an Idempotency-Key"}`+"\n")
+	if rec.Header().Get("Retry-After") != "5" || runs.Load() != 0 {
+		t.Errorf("Retry-After %q, %d runs", rec.Header().Get("Retry-After"), runs.Load())
+	}
 }
