@@ -45,7 +45,8 @@ def _paddock_main():
         # Become a kernel: the agent sends the kernel's code along. It
         # reseeds with the driver's function.
         kernel = {'__name__': '__paddock_kernel__', '__builtins__': builtins,
-                  'reseed': _paddock_reseed if not req.get('fresh') else _paddock_fresh}
+                  'reseed': _paddock_reseed if not req.get('fresh') else _paddock_fresh,
+                  'reseed_clone': _paddock_reseed}
         exec(compile(req['source'], '<paddock-kernel>', 'exec'), kernel)
         kernel['serve'](req)
         os._exit(0)

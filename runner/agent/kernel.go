@@ -56,6 +56,9 @@ func (s *session) openKernel(ctx context.Context, payload []byte) error {
 	if err := json.Unmarshal(payload, &req); err != nil {
 		return s.fail(true, fmt.Sprintf("decoding kernel request: %v", err))
 	}
+	if req.Attach {
+		return s.ack(wire.Ack{ID: req.ID, Error: "no kernel is open in this sandbox", NotFound: true})
+	}
 	if s.used {
 		return s.ack(wire.Ack{ID: req.ID, Error: usedMessage})
 	}
@@ -141,6 +144,9 @@ func (k *kernel) handle(ctx context.Context, f wire.Frame) error {
 		var req wire.KernelOpen
 		if ok, err := k.decode(f, &req); !ok {
 			return err
+		}
+		if req.Attach {
+			return k.attach(req.ID)
 		}
 		return k.s.ack(wire.Ack{ID: req.ID, Error: "kernel already open"})
 	case wire.TypeRun:
@@ -233,6 +239,25 @@ func (k *kernel) shutdown() {
 	if p != nil {
 		p.stop()
 	}
+}
+
+// attach answers a host that restored this sandbox from a hibernated
+// image and asks whether its kernel is still here: yes, with the
+// execution count, unless the interpreter was lost. The cells' keys are
+// drawn afresh, so that sandboxes forked from one image do not share them.
+func (k *kernel) attach(id uint64) error {
+	var seed [32]byte
+	if _, err := rand.Read(seed[:]); err != nil {
+		return k.s.ack(wire.Ack{ID: id, Error: fmt.Sprintf("seeding the cells' keys: %v", err)})
+	}
+	k.mu.Lock()
+	k.keys = mrand.NewChaCha8(seed)
+	lost, noProc, count := k.lost, k.proc == nil, k.count
+	k.mu.Unlock()
+	if lost || noProc {
+		return k.s.ack(wire.Ack{ID: id, Error: "the kernel's interpreter is gone"})
+	}
+	return k.s.ack(wire.Ack{ID: id, Count: count})
 }
 
 // newKeyLocked draws a cell's key, 128 bits as rand.Text spells them.

@@ -43,7 +43,7 @@ func (k *kernel) ask(f wire.Frame) error {
 		return err
 	}
 	switch {
-	case req.Op != wire.OpComplete && req.Op != wire.OpInspect && req.Op != wire.OpIsComplete:
+	case req.Op != wire.OpComplete && req.Op != wire.OpInspect && req.Op != wire.OpIsComplete && req.Op != wire.OpReseed:
 		return k.s.ack(wire.Ack{ID: req.ID, Error: fmt.Sprintf("unknown question %q", req.Op), BadRequest: true})
 	case req.CursorPos < 0 || req.DetailLevel < 0:
 		return k.s.ack(wire.Ack{ID: req.ID, Error: "negative cursor position or detail level", BadRequest: true})
@@ -54,6 +54,9 @@ func (k *kernel) ask(f wire.Frame) error {
 	case k.lost || p == nil:
 		k.mu.Unlock()
 		return k.s.ack(wire.Ack{ID: req.ID, Error: "the kernel has no interpreter"})
+	case req.Op == wire.OpReseed && p.node():
+		k.mu.Unlock()
+		return k.s.ack(wire.Ack{ID: req.ID, Error: "node's random generator cannot be reseeded", BadRequest: true})
 	case len(k.asks) >= maxAsks:
 		k.mu.Unlock()
 		return k.s.ack(wire.Ack{ID: req.ID, Error: fmt.Sprintf("%d questions already wait for the interpreter", maxAsks)})

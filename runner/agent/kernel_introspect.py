@@ -6,7 +6,7 @@
 # user, without running the code. Cursor positions are offsets in code
 # points, which Python's strings index directly.
 
-ASK_OPS = ('complete', 'inspect', 'is_complete')
+ASK_OPS = ('complete', 'inspect', 'is_complete', 'reseed')
 SOURCE_LIMIT = 64 << 10  # characters of source shown by inspect
 
 
@@ -15,7 +15,11 @@ def answer(msg):
     code = str(msg.get('code') or '')
     pos = min(max(int(msg.get('cursor_pos') or 0), 0), len(code))
     try:
-        if op == 'complete':
+        if op == 'reseed':
+            # A sandbox forked from another's image: fresh random state.
+            reseed_clone()
+            ans = {'status': 'reseeded'}
+        elif op == 'complete':
             ans = complete(code, pos)
         elif op == 'inspect':
             ans = inspect_object(code, pos, int(msg.get('detail_level') or 0))

@@ -249,3 +249,44 @@ func toEvent(e wire.Event) runner.Event {
 	}
 	return ev
 }
+
+var (
+	_ runner.KernelAttacher = (*Conn)(nil)
+	_ runner.Reseeder       = (*kernel)(nil)
+)
+
+// AttachKernel takes over the kernel that was open in this sandbox before
+// it hibernated: the runtime restored it, and the agent still serves the
+// kernel it had. The agent's answer carries the kernel's execution count.
+func (s *Conn) AttachKernel(ctx context.Context) (runner.Kernel, int, error) {
+	if !s.used.CompareAndSwap(false, true) {
+		return nil, 0, runner.ErrUsed
+	}
+	if s.hooks.Interactive != nil {
+		if err := s.hooks.Interactive(); err != nil {
+			s.log.Warn("kernel keeps some of the batch CPU treatment", "sandbox_id", s.id, "error", err)
+		}
+	}
+	k := &kernel{s: s, pending: map[uint64]chan wire.Ack{}, lost: make(chan struct{})}
+	go k.dispatch()
+	id := k.nextID.Add(1)
+	a, err := k.request(ctx, wire.TypeKernel, id, wire.KernelOpen{ID: id, Attach: true}, requestTimeout)
+	if err != nil {
+		return nil, 0, fmt.Errorf("attaching to the kernel in %s: %w", s.id, err)
+	}
+	return k, a.Count, nil
+}
+
+// Reseed has the interpreter draw fresh random seeds.
+func (k *kernel) Reseed(ctx context.Context) error {
+	a, err := k.ask(ctx, wire.Introspect{Op: wire.OpReseed})
+	switch {
+	case errors.Is(err, runner.ErrBadRequest):
+		return fmt.Errorf("%w: %w", runner.ErrCannotReseed, err)
+	case err != nil:
+		return err
+	case a.Status != "reseeded":
+		return fmt.Errorf("the interpreter did not confirm its reseed (%q)", a.Status)
+	}
+	return nil
+}

@@ -49,7 +49,28 @@ func (r *Runsc) Restore(ctx context.Context, id string, o CreateOpts, imageDir s
 
 // Checkpoint saves container id's state into imageDir and stops it.
 func (r *Runsc) Checkpoint(ctx context.Context, id, imageDir string) error {
-	_, err := r.run(ctx, r.argv(nil, "checkpoint", "--image-path="+imageDir, id), stdio{})
+	return r.CheckpointWith(ctx, id, imageDir, CheckpointOpts{})
+}
+
+// CheckpointOpts are the options of `runsc checkpoint`.
+type CheckpointOpts struct {
+	// LeaveRunning resumes the container once its image is saved.
+	LeaveRunning bool
+	// ExcludeZeroPages leaves pages that were committed but are all zero
+	// out of the image.
+	ExcludeZeroPages bool
+}
+
+// CheckpointWith saves container id's state into imageDir as opts say.
+func (r *Runsc) CheckpointWith(ctx context.Context, id, imageDir string, opts CheckpointOpts) error {
+	args := []string{"--image-path=" + imageDir}
+	if opts.LeaveRunning {
+		args = append(args, "--leave-running")
+	}
+	if opts.ExcludeZeroPages {
+		args = append(args, "--exclude-committed-zero-pages")
+	}
+	_, err := r.run(ctx, r.argv(nil, "checkpoint", append(args, id)...), stdio{})
 	return err
 }
 

@@ -17,6 +17,11 @@ const (
 	OpComplete   = "complete"
 	OpInspect    = "inspect"
 	OpIsComplete = "is_complete"
+	// OpReseed asks nothing about code: the interpreter draws fresh seeds
+	// for its random generators, as a clone of a snapshot does before its
+	// first request. The host asks it of each sandbox forked from one
+	// image. Python only: Node's generator cannot be reseeded.
+	OpReseed = "reseed"
 )
 
 // Introspect asks the interpreter about Code. CursorPos counts Unicode

@@ -11,10 +11,14 @@ import "time"
 // language-level streams arrives as stream Events, in order with the other
 // events.
 
-// KernelOpen asks for kernel mode.
+// KernelOpen asks for kernel mode. With Attach set it opens nothing: a
+// host that restored a hibernated kernel's sandbox asks whether the kernel
+// it had is still there, and the Ack says so, with the kernel's execution
+// count in Count; a sandbox with no kernel open refuses it (NotFound).
 type KernelOpen struct {
-	ID  uint64            `json:"id"`
-	Env map[string]string `json:"env,omitempty"`
+	ID     uint64            `json:"id"`
+	Env    map[string]string `json:"env,omitempty"`
+	Attach bool              `json:"attach,omitempty"`
 }
 
 // Request is a request with no arguments but its ID (Interrupt, Restart).
@@ -117,6 +121,9 @@ type Ack struct {
 	// PID, in the Ack to a Command, is the started command's process ID
 	// inside the sandbox.
 	PID int `json:"pid,omitempty"`
+	// Count, in the Ack to an attaching KernelOpen, is the kernel's
+	// execution count.
+	Count int `json:"count,omitempty"`
 	// Answer, in the Ack to an Introspect, is the interpreter's answer.
 	Answer *Answer `json:"answer,omitempty"`
 }
