@@ -191,9 +191,12 @@ func (m *Manager) start(ctx context.Context, name string, spec runner.Spec) (run
 // when it has a good one, else by starting one from scratch. A failed
 // restore falls back to a cold start and has the image rebuilt. A cold
 // start on the request path (onDemand) skips the warm-up: the request
-// should not wait for imports it may not need.
+// should not wait for imports it may not need. A start for the pool
+// (not onDemand) is a background one: nobody waits for it, so it may
+// come up at the host's lowest CPU weight (runner.Spec.Background).
 func (m *Manager) make(ctx context.Context, tp *tpool, onDemand bool) (runner.Sandbox, StartKind, error) {
 	if img, ok := m.image(tp); ok {
+		img.Spec.Background = !onDemand
 		rctx, cancel := context.WithTimeout(ctx, m.cfg.StartTimeout)
 		sb, err := m.snap.Restore(rctx, img)
 		if err != nil && rctx.Err() != nil && ctx.Err() == nil {
@@ -213,6 +216,7 @@ func (m *Manager) make(ctx context.Context, tp *tpool, onDemand bool) (runner.Sa
 		m.restoreFailed(tp, img, err)
 	}
 	spec := tp.tmpl.Spec
+	spec.Background = !onDemand
 	if onDemand {
 		spec.Warmup = ""
 	}

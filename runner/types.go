@@ -22,6 +22,13 @@ type Spec struct {
 	Limits Limits
 	// Labels are recorded with the sandbox (instance id, template).
 	Labels map[string]string
+	// Background says that nobody waits for this start or restore: a
+	// pool's refill. A runtime may bring the sandbox up at the host's
+	// lowest CPU weight, so that it uses only CPU that runs and live
+	// cells leave idle; it returns the sandbox at the weight of any other
+	// (a one-shot run's), so whoever takes it later runs at full weight.
+	// It is no part of what a snapshot image depends on.
+	Background bool
 }
 
 // Limits bound one sandbox. Zero values mean the runtime's defaults.

@@ -15,13 +15,19 @@ import (
 	"github.com/paddock-dev/paddock/runner"
 )
 
-// CPU weights of the sandboxes under one cgroup parent. Every sandbox
-// starts at BatchShares, the kernel's default weight: a pooled one being
-// restored or waiting, and a one-shot run. A sandbox that becomes an interactive kernel is raised to
-// KernelShares (see Interactive), so that a live kernel's cell comes
-// before refills and batch runs when the CPUs are contended. The weights
-// only order siblings; each sandbox's quota still caps it.
+// CPU weights of the sandboxes under one cgroup parent. A sandbox that
+// nobody waits for (a pool's refill, runner.Spec.Background) is started
+// or restored at IdleShares, the least the kernel allows, so that it only
+// gets the CPU that runs and live cells leave over; once it is up its
+// runtime gives it BatchShares (see Batch), the kernel's default weight,
+// before anyone can take it. A sandbox started for a caller who waits
+// (a pool miss) has BatchShares throughout, and so does a one-shot run.
+// A sandbox that becomes an interactive kernel is raised to KernelShares
+// (see Interactive), so that a live kernel's cell comes before batch
+// runs, which come before refills, when the CPUs are contended. The
+// weights only order siblings; each sandbox's quota still caps it.
 const (
+	IdleShares   uint64 = 2
 	BatchShares  uint64 = 1024
 	KernelShares uint64 = 16384
 )
@@ -62,6 +68,22 @@ func Interactive(root, path string, l runner.Limits) error {
 			"cpu.weight":    strconv.FormatUint(sharesToWeight(KernelShares), 10),
 			"cpu.max.burst": strconv.FormatInt(burst, 10),
 		}), pin(v2, "cpuset.cpus.effective", n))
+	}
+	return fmt.Errorf("cpu cgroup of %s: %w", path, fs.ErrNotExist)
+}
+
+// Batch gives the sandbox whose host cgroup is path the CPU weight of a
+// one-shot run, BatchShares: a background sandbox, once up (see
+// IdleShares). It writes the cgroup v1 cpu hierarchy under root, or the
+// v2 unified one where that holds the cgroup.
+func Batch(root, path string) error {
+	v1 := filepath.Join(root, "cpu", path)
+	if _, err := os.Stat(v1); err == nil {
+		return writeAll(v1, map[string]string{"cpu.shares": strconv.FormatUint(BatchShares, 10)})
+	}
+	v2 := filepath.Join(root, path)
+	if _, err := os.Stat(filepath.Join(v2, "cpu.max")); err == nil {
+		return writeAll(v2, map[string]string{"cpu.weight": strconv.FormatUint(sharesToWeight(BatchShares), 10)})
 	}
 	return fmt.Errorf("cpu cgroup of %s: %w", path, fs.ErrNotExist)
 }

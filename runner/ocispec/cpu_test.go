@@ -134,6 +134,57 @@ func TestRenderStartsAtBatchWeight(t *testing.T) {
 	}
 }
 
+func TestRenderBackgroundStartsAtIdleWeight(t *testing.T) {
+	s := Render("pd-1", runner.Spec{Language: "python", Rootfs: "/r", Background: true}, "/a")
+	if got := *s.Linux.Resources.CPU.Shares; got != 2 {
+		t.Fatalf("shares = %d, want 2", got)
+	}
+	if got := *s.Linux.Resources.CPU.Quota; got != 100000 {
+		t.Fatalf("quota = %d, want 100000 (the quota is the same)", got)
+	}
+}
+
+func TestBatch(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		dir        string // under the root
+		file, want string
+		others     map[string]string
+	}{
+		{name: "v1", dir: "cpu/paddock/pd-1", file: "cpu.shares", want: "1024"},
+		{name: "v2", dir: "paddock/pd-1", file: "cpu.weight", want: "39", others: map[string]string{"cpu.max": "100000 100000\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, tc.dir)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			files := map[string]string{tc.file: "2\n"}
+			for k, v := range tc.others {
+				files[k] = v
+			}
+			for k, v := range files {
+				if err := os.WriteFile(filepath.Join(dir, k), []byte(v), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := Batch(root, "/paddock/pd-1"); err != nil {
+				t.Fatal(err)
+			}
+			if got := readFile(t, filepath.Join(dir, tc.file)); got != tc.want {
+				t.Errorf("%s = %q, want %q", tc.file, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBatchWithoutCgroup(t *testing.T) {
+	if err := Batch(t.TempDir(), "/paddock/pd-gone"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("err = %v, want fs.ErrNotExist", err)
+	}
+}
+
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)

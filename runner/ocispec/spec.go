@@ -25,7 +25,8 @@ var AgentCaps = []string{
 // process (as root, with AgentCaps, under the rlimits), the rootfs as its
 // root, tmpfs /tmp and /dev/shm capped at the disk limit, the agent's
 // host directory hostAgentDir mounted read-only at AgentDir, the cgroup
-// limits under CgroupsPath(id) at the batch CPU weight (BatchShares), and
+// limits under CgroupsPath(id) at the batch CPU weight (BatchShares; at
+// IdleShares for a background start, s.Background), and
 // namespaces of its own (an empty network namespace: no network). A
 // runtime adjusts what its isolation needs on the result (the writable
 // layer above a read-only root, for one).
@@ -38,6 +39,9 @@ func Render(id string, s runner.Spec, hostAgentDir string) *specs.Spec {
 	period := uint64(cpuPeriod)
 	quota := int64(l.CPUs * float64(period))
 	shares := BatchShares
+	if s.Background {
+		shares = IdleShares
+	}
 	annotations := map[string]string{}
 	for k, v := range s.Labels {
 		annotations[LabelPrefix+k] = v

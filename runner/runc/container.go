@@ -40,6 +40,9 @@ type container struct {
 // stdio. What it made is undone when it fails.
 func (rt *Runtime) launch(id string, spec runner.Spec) (_ *container, err error) {
 	bundle := filepath.Join(rt.bundles, id)
+	// Every runc sandbox starts at the batch CPU weight, background ones
+	// too: nothing here lowers it while one comes up.
+	spec.Background = false
 	oci := ocispec.Render(id, spec, rt.agentDir)
 	lim := ocispec.WithDefaults(spec.Limits)
 	undo := func() error { return errors.Join(unmountLayer(bundle), os.RemoveAll(bundle)) }

@@ -147,6 +147,9 @@ func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbo
 	if err := sb.Handshake(ctx, spec.Language); err != nil {
 		return nil, err
 	}
+	if err := toBatch(id, spec); err != nil {
+		return nil, err
+	}
 	return sb, nil
 }
 

@@ -309,6 +309,9 @@ func (rt *Runtime) Restore(ctx context.Context, img runner.Snapshot) (_ runner.S
 	if err := sb.Ping(ctx); err != nil {
 		return nil, fmt.Errorf("waiting for restored agent in %s: %w", id, err)
 	}
+	if err := toBatch(id, img.Spec); err != nil {
+		return nil, err
+	}
 	return sb, nil
 }
 
@@ -332,7 +335,8 @@ func (rt *Runtime) snapshotKey(ctx context.Context, spec runner.Spec) (snapshotI
 
 // snapshotInput renders what spec's image depends on. Per-sandbox values
 // (the ID, the state directory, labels) are replaced by placeholders:
-// clones differ in them, and restore accepts that.
+// clones differ in them, and restore accepts that. Whether a start is a
+// background one (its CPU weight while it comes up) is left out.
 func (rt *Runtime) snapshotInput(ctx context.Context, spec runner.Spec) (snapshotInput, error) {
 	runscSum, agentSum, err := rt.binaryDigests()
 	if err != nil {
@@ -348,7 +352,7 @@ func (rt *Runtime) snapshotInput(ctx context.Context, spec runner.Spec) (snapsho
 		}
 		imgs = []string{root.Superblock, rt.images.agent.Superblock}
 	}
-	spec.Labels = nil
+	spec.Labels, spec.Background = nil, false
 	opts := CreateOpts{OverlaySize: ocispec.WithDefaults(spec.Limits).DiskBytes}
 	return snapshotInput{
 		Format:   snapshotFormat,
