@@ -31,6 +31,9 @@ type executeResponse struct {
 	StateLost       bool   `json:"state_lost,omitempty"`
 	StateLostReason string `json:"state_lost_reason,omitempty"`
 	KernelRestarted bool   `json:"kernel_restarted,omitempty"`
+	// Resumed says the session was hibernated and woken for this cell
+	// (timing.resume_ms says how long that took).
+	Resumed bool `json:"resumed,omitempty"`
 	// Warm and Start say how the session's sandbox was made, as in the
 	// session's description: an execute never makes one.
 	Warm   bool           `json:"warm"`
@@ -141,12 +144,14 @@ func (o *cellOutput) response(res core.Execution, total time.Duration) executeRe
 		StateLost:       res.StateLost,
 		StateLostReason: res.LostReason,
 		KernelRestarted: res.Restarted,
+		Resumed:         res.Wake.Resumed,
 		Warm:            res.Start == core.StartPool || res.Start == core.StartKernel,
 		Start:           res.Start,
 		Timing: timingResponse{
-			QueueMS: millis(res.Queue),
-			ExecMS:  millis(res.Exec),
-			TotalMS: millis(total),
+			QueueMS:  millis(res.Queue),
+			ExecMS:   millis(res.Exec),
+			TotalMS:  millis(total),
+			ResumeMS: millis(res.Wake.Took),
 		},
 	}
 	if r.Results == nil {

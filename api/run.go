@@ -43,6 +43,9 @@ type timingResponse struct {
 	StartMS   float64 `json:"start_ms"` // restoring or starting a sandbox on the request path; 0 on a pool hit
 	ExecMS    float64 `json:"exec_ms"`
 	TotalMS   float64 `json:"total_ms"`
+	// ResumeMS, in a cell's answer, is the time spent waking its
+	// hibernated session before the cell ran.
+	ResumeMS float64 `json:"resume_ms,omitempty"`
 }
 
 // run serves POST /v1/run: one program on a fresh sandbox. The core

@@ -30,6 +30,12 @@ type sessionResponse struct {
 	// replaced by fresh ones; LostReason says why a lost session is lost.
 	Restarts   int    `json:"restarts,omitempty"`
 	LostReason string `json:"lost_reason,omitempty"`
+	// ImageBytes is the disk a hibernated session's saved state takes.
+	ImageBytes int64 `json:"image_bytes,omitempty"`
+	// Resumed and ResumeMS are only in the answer to a resume: whether
+	// the session was hibernated and woken, and how long that took.
+	Resumed  bool    `json:"resumed,omitempty"`
+	ResumeMS float64 `json:"resume_ms,omitempty"`
 	// Timing is only in the answer to the create.
 	Timing *sessionTiming `json:"timing,omitempty"`
 }
@@ -56,6 +62,8 @@ func (s *server) sessionRoutes(g *gin.RouterGroup) {
 	g.POST("/:id/execute", s.execute)
 	g.POST("/:id/interrupt", s.interruptSession)
 	g.POST("/:id/restart", s.restartSession)
+	g.POST("/:id/pause", s.pauseSession)
+	g.POST("/:id/resume", s.resumeSession)
 	g.PUT("/:id/files", s.putFile)
 	g.GET("/:id/files", s.getFiles)
 }
@@ -164,6 +172,30 @@ func (s *server) restartSession(c *gin.Context) {
 	writeJSON(c, http.StatusOK, sessionResponseOf(sess))
 }
 
+// pauseSession serves POST /v1/sessions/{id}/pause: the session is
+// hibernated now.
+func (s *server) pauseSession(c *gin.Context) {
+	sess, err := s.core.PauseSession(c.Request.Context(), caller(c), sessionID(c))
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, sessionResponseOf(sess))
+}
+
+// resumeSession serves POST /v1/sessions/{id}/resume: a hibernated
+// session is woken now.
+func (s *server) resumeSession(c *gin.Context) {
+	sess, w, err := s.core.ResumeSession(c.Request.Context(), caller(c), sessionID(c))
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	resp := sessionResponseOf(sess)
+	resp.Resumed, resp.ResumeMS = w.Resumed, millis(w.Took)
+	writeJSON(c, http.StatusOK, resp)
+}
+
 func sessionResponseOf(sess core.Session) sessionResponse {
 	return sessionResponse{
 		ID:             sess.ID,
@@ -180,5 +212,6 @@ func sessionResponseOf(sess core.Session) sessionResponse {
 		Runtime:        sess.Runtime,
 		Restarts:       sess.Restarts,
 		LostReason:     sess.LostReason,
+		ImageBytes:     sess.ImageBytes,
 	}
 }

@@ -155,6 +155,9 @@ func classify(err error) *Error {
 	case errors.Is(err, kernels.ErrKernelRestarting):
 		return &Error{Kind: KindConflict, Code: "kernel_restarting", Message: "the session's kernel died during this call and a fresh one " +
 			"replaces it (variables and files are gone); retry the call"}
+	case errors.Is(err, kernels.ErrHibernationOff):
+		return &Error{Kind: KindNotImplemented, Code: "hibernation_off",
+			Message: "this server does not hibernate sessions (it has no directory for their images, or its runtime cannot save sandboxes)"}
 	case errors.Is(err, kernels.ErrTooManySessions):
 		return &Error{Kind: KindTooMany, Code: "too_many_sessions", RetryAfter: time.Second,
 			Message: "the server holds its maximum of sessions; delete one of yours or retry later"}

@@ -216,3 +216,35 @@ func (s *Service) Restart(ctx context.Context, c Caller, id string) (_ Session, 
 	s.recordSession(c, id, info.Template, store.EventRestarted, "")
 	return s.session(info), nil
 }
+
+// PauseSession hibernates the caller's session id: its state is saved to
+// disk and its sandbox freed, until a call needs it again or ResumeSession.
+func (s *Service) PauseSession(ctx context.Context, c Caller, id string) (_ Session, err error) {
+	defer func() { s.metrics.done(c.Door, "pause_session", err) }()
+	if err := s.sessionsFor(c); err != nil {
+		return Session{}, err
+	}
+	info, err := s.kernels.Pause(ctx, c.Tenant, id)
+	if err != nil {
+		return Session{}, s.fail(err)
+	}
+	s.recordSession(c, id, info.Template, store.EventPaused, "")
+	return s.session(info), nil
+}
+
+// ResumeSession wakes the caller's session id if it is hibernated, and
+// says whether it was and how long waking took.
+func (s *Service) ResumeSession(ctx context.Context, c Caller, id string) (_ Session, _ kernels.Wake, err error) {
+	defer func() { s.metrics.done(c.Door, "resume_session", err) }()
+	if err := s.sessionsFor(c); err != nil {
+		return Session{}, kernels.Wake{}, err
+	}
+	info, w, err := s.kernels.Resume(ctx, c.Tenant, id)
+	if err != nil {
+		return Session{}, w, s.fail(err)
+	}
+	if w.Resumed {
+		s.recordSession(c, id, info.Template, store.EventResumed, "")
+	}
+	return s.session(info), w, nil
+}

@@ -19,6 +19,7 @@ const (
 	StartRestore = pool.StartRestore
 	StartCold    = pool.StartCold
 	StartKernel  = pool.StartKernel
+	StartWake    = pool.StartWake
 )
 
 // Outcome is how a one-shot run went: its result, start kind, sandbox

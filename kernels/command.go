@@ -53,7 +53,7 @@ func (m *Manager) Command(ctx context.Context, owner, id string, o CommandOption
 	if err != nil {
 		return runner.CommandResult{}, err
 	}
-	s, l, err := m.pin(owner, id)
+	s, l, err := m.pinAwake(ctx, owner, id)
 	if err != nil {
 		return runner.CommandResult{}, err
 	}

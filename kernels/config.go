@@ -45,6 +45,16 @@ type Config struct {
 	// MaxCommands caps the commands running at once in one session
 	// (Command); beyond it Command fails with ErrTooManyCommands.
 	MaxCommands int
+	// HibernateDir is where hibernated sessions' images are kept (made
+	// 0700); empty means sessions never hibernate.
+	HibernateDir string
+	// HibernateAfter is how long a session may be idle before it is
+	// hibernated; zero means only when paused. The reaper looks every
+	// ReapInterval.
+	HibernateAfter time.Duration
+	// HibernateBudget caps the disk hibernated sessions' images take, in
+	// bytes; past it the oldest are lost. Zero means no cap.
+	HibernateBudget int64
 	// Now is the clock; nil means time.Now. Tests set a fake one.
 	Now func() time.Time
 	// OnEnd, when set, is told of every session that ends without its
@@ -58,7 +68,8 @@ type Config struct {
 // withDefaults validates c and returns a copy with defaults filled in.
 func (c Config) withDefaults() (Config, error) {
 	if c.MaxSessions < 0 || c.DefaultTTL < 0 || c.MaxTTL < 0 || c.MaxLifetime < 0 || c.ReapInterval < 0 ||
-		c.DefaultTimeout < 0 || c.MaxTimeout < 0 || c.MaxOutput < 0 || c.MaxQueue < 0 || c.MaxCommands < 0 {
+		c.DefaultTimeout < 0 || c.MaxTimeout < 0 || c.MaxOutput < 0 || c.MaxQueue < 0 || c.MaxCommands < 0 ||
+		c.HibernateAfter < 0 || c.HibernateBudget < 0 {
 		return Config{}, errors.New("kernels config: negative limit")
 	}
 	set := func(v *time.Duration, d time.Duration) {

@@ -43,7 +43,10 @@ func (m *Manager) Restart(ctx context.Context, owner, id string) (Info, error) {
 	if err := m.acquireTurn(ctx, s, turnFirst, interrupt); err != nil {
 		return Info{}, err
 	}
-	l = m.current(s)
+	if l, _, err = m.awake(ctx, s); err != nil {
+		m.releaseTurn(s)
+		return Info{}, err
+	}
 	err = l.k.Restart(ctx)
 	if errors.Is(err, runner.ErrKernelLost) && !m.isClosed(s) {
 		err = m.replace(s, l, "the kernel died before the restart")

@@ -58,6 +58,10 @@ type Execution struct {
 	// template (execution count from zero, no variables, an empty working
 	// directory); false with StateLost means the session is lost.
 	Restarted bool
+	// Wake says whether the session had to be woken from hibernation for
+	// this cell, and how long that took: after its turn came, before the
+	// cell ran.
+	Wake Wake
 }
 
 // Execute runs one cell in the owner's session id. events, when non-nil,
@@ -93,6 +97,9 @@ func (m *Manager) Execute(ctx context.Context, owner, id string, o ExecuteOption
 	x.Queue = time.Since(waitStart)
 	if err := ctx.Err(); err != nil {
 		return x, fmt.Errorf("executing in session %s: %w", s.id, err)
+	}
+	if l, x.Wake, err = m.awake(ctx, s); err != nil {
+		return x, err
 	}
 	if l, err = m.fresh(s); err != nil {
 		return x, err

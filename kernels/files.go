@@ -13,7 +13,7 @@ import (
 
 // WriteFile writes content to path in the owner's session id.
 func (m *Manager) WriteFile(ctx context.Context, owner, id, path string, content []byte) error {
-	s, l, err := m.pin(owner, id)
+	s, l, err := m.pinAwake(ctx, owner, id)
 	if err != nil {
 		return err
 	}
@@ -23,7 +23,7 @@ func (m *Manager) WriteFile(ctx context.Context, owner, id, path string, content
 
 // ReadFile reads path, of at most maxBytes, from the owner's session id.
 func (m *Manager) ReadFile(ctx context.Context, owner, id, path string, maxBytes int64) ([]byte, error) {
-	s, l, err := m.pin(owner, id)
+	s, l, err := m.pinAwake(ctx, owner, id)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (m *Manager) ReadFile(ctx context.Context, owner, id, path string, maxBytes
 // ListFiles lists the directory dir ("" is the working directory) of the
 // owner's session id.
 func (m *Manager) ListFiles(ctx context.Context, owner, id, dir string) ([]runner.FileInfo, error) {
-	s, l, err := m.pin(owner, id)
+	s, l, err := m.pinAwake(ctx, owner, id)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // owner's session id.
 func (m *Manager) Complete(ctx context.Context, owner, id, code string, cursorPos int) (runner.Completion, error) {
 	var out runner.Completion
-	err := m.introspect(owner, id, "completing in", func(in runner.Introspector) (err error) {
+	err := m.introspect(ctx, owner, id, "completing in", func(in runner.Introspector) (err error) {
 		out, err = in.Complete(ctx, code, cursorPos)
 		return err
 	})
@@ -28,7 +28,7 @@ func (m *Manager) Complete(ctx context.Context, owner, id, code string, cursorPo
 // session id.
 func (m *Manager) Inspect(ctx context.Context, owner, id, code string, cursorPos, detailLevel int) (runner.Inspection, error) {
 	var out runner.Inspection
-	err := m.introspect(owner, id, "inspecting in", func(in runner.Introspector) (err error) {
+	err := m.introspect(ctx, owner, id, "inspecting in", func(in runner.Introspector) (err error) {
 		out, err = in.Inspect(ctx, code, cursorPos, detailLevel)
 		return err
 	})
@@ -38,15 +38,15 @@ func (m *Manager) Inspect(ctx context.Context, owner, id, code string, cursorPos
 // IsComplete says whether code is ready to run in the owner's session id.
 func (m *Manager) IsComplete(ctx context.Context, owner, id, code string) (runner.Completeness, error) {
 	var out runner.Completeness
-	err := m.introspect(owner, id, "checking code in", func(in runner.Introspector) (err error) {
+	err := m.introspect(ctx, owner, id, "checking code in", func(in runner.Introspector) (err error) {
 		out, err = in.IsComplete(ctx, code)
 		return err
 	})
 	return out, err
 }
 
-func (m *Manager) introspect(owner, id, op string, call func(runner.Introspector) error) error {
-	s, l, err := m.pin(owner, id)
+func (m *Manager) introspect(ctx context.Context, owner, id, op string, call func(runner.Introspector) error) error {
+	s, l, err := m.pinAwake(ctx, owner, id)
 	if err != nil {
 		return err
 	}

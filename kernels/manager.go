@@ -39,8 +39,10 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	pending  int // slots reserved by Creates in flight
-	started  bool
-	closed   bool
+	// sleepBytes is the disk the images of hibernated sessions take.
+	sleepBytes int64
+	started    bool
+	closed     bool
 }
 
 // New checks cfg and returns a manager that leases sandboxes from p. Call
@@ -55,6 +57,11 @@ func New(p *pool.Manager, cfg Config, logger *slog.Logger) (*Manager, error) {
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.HibernateDir != "" {
+		if err := prepareHibernateDir(cfg.HibernateDir); err != nil {
+			return nil, err
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Manager{

@@ -13,6 +13,7 @@ func (m *Manager) reap() {
 			return
 		case <-t.C:
 			m.reapExpired()
+			m.hibernateIdle()
 		}
 	}
 }

@@ -55,7 +55,7 @@ func (m *Manager) watch(s *session, l *lease) {
 // claimLocked takes s's free turn for the replacement of l, its dead
 // kernel, and reports whether it did; replaceIdle must follow.
 func (m *Manager) claimLocked(s *session, l *lease) bool {
-	if s.held || s.closed || s.lost || s.cur != l || !isLost(l.k) {
+	if s.held || s.closed || s.lost || s.asleep || s.cur != l || !isLost(l.k) {
 		return false
 	}
 	s.held = true

@@ -40,6 +40,8 @@ type Info struct {
 	// Restarts counts the kernels that died (or were killed) under this
 	// session and were replaced by a fresh one (see replace.go).
 	Restarts int
+	// ImageBytes is the size of a hibernated session's image on disk.
+	ImageBytes int64
 	// LostReason says, in words fit for the client, why a lost session's
 	// kernel died and why no fresh one could be had; empty unless lost.
 	LostReason string
@@ -88,7 +90,16 @@ type session struct {
 	idleDeaths int
 	lost       bool
 	lostWhy    string // why, for the client (Info.LostReason)
-	closed     bool   // removed from the table
+	// Hibernation (hibernate.go): asleep while the session's state is in
+	// the image at image (imageBytes on disk, saved at sleptAt) and its
+	// sandbox is gone; sleeps numbers its images.
+	asleep     bool
+	pausing    bool // being hibernated; its turn is held
+	image      string
+	imageBytes int64
+	sleptAt    time.Time
+	sleeps     int
+	closed     bool // removed from the table
 }
 
 // lease is one kernel on one sandbox leased from the pool: a session has
@@ -119,17 +130,21 @@ func (m *Manager) expiredLocked(s *session, now time.Time) bool {
 
 func (m *Manager) infoLocked(s *session) Info {
 	state := StateIdle
+	sandbox := s.cur.sb.ID()
 	switch {
 	case s.lost:
 		state = StateLost
 	case s.held:
 		state = StateBusy
+	case s.asleep:
+		state, sandbox = StateHibernated, ""
 	}
 	return Info{
 		ID:             s.id,
 		Owner:          s.owner,
 		Template:       s.template,
-		SandboxID:      s.cur.sb.ID(),
+		SandboxID:      sandbox,
+		ImageBytes:     s.imageBytes,
 		CreatedAt:      s.created,
 		LastUsed:       s.lastUsed,
 		ExpiresAt:      m.expiresAtLocked(s),

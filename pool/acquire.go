@@ -15,6 +15,7 @@ const (
 	StartPool    StartKind = "pool"    // taken ready from the pool
 	StartRestore StartKind = "restore" // restored from the template's snapshot on the request path
 	StartCold    StartKind = "cold"    // started from scratch on the request path
+	StartWake    StartKind = "wake"    // woken from a hibernated session's own image (Wake)
 )
 
 // Lease is a sandbox handed out by Acquire. Its holder must Release it.
@@ -47,9 +48,12 @@ func (m *Manager) Acquire(ctx context.Context, template string) (Lease, error) {
 
 // lease waits in the admission queue for a ready sandbox of tp or a start
 // slot (and a run slot when run is set), and in the second case starts a
-// sandbox of spec (custom: other limits than the template's). The queue
-// deadline counts from since when it is set, else from now.
-func (m *Manager) lease(ctx context.Context, tp *tpool, spec runner.Spec, custom bool, tenant string, run bool, since time.Time) (Lease, error) {
+// sandbox of spec (custom: other limits than the template's), or wakes
+// one from the image in wake when it is set (a ready sandbox never serves
+// then). The queue deadline counts from since when it is set, else from
+// now.
+func (m *Manager) lease(ctx context.Context, tp *tpool, spec runner.Spec, custom bool, tenant string, run bool, since time.Time, wake string) (Lease, error) {
+	custom = custom || wake != ""
 	begin := time.Now()
 	if err := ctx.Err(); err != nil {
 		return Lease{}, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, err)
@@ -69,8 +73,11 @@ func (m *Manager) lease(ctx context.Context, tp *tpool, spec runner.Spec, custom
 	startBegin := time.Now()
 	var kind StartKind
 	if custom {
-		sb, err = m.startCustom(ctx, tp, spec)
+		sb, err = m.startCustom(ctx, tp, spec, wake)
 		kind = StartCold
+		if wake != "" {
+			kind = StartWake
+		}
 	} else {
 		sb, kind, err = m.coldStart(ctx, tp)
 	}

@@ -39,7 +39,7 @@ func (m *Manager) AcquireWith(ctx context.Context, template string, opts RunOpti
 		return Lease{}, err
 	}
 	spec, custom := tp.specFor(opts)
-	return m.lease(ctx, tp, spec, custom, opts.Tenant, false, opts.Since)
+	return m.lease(ctx, tp, spec, custom, opts.Tenant, false, opts.Since, "")
 }
 
 // specFor returns the spec a run with opts needs on tp and whether it
@@ -70,10 +70,11 @@ func (tp *tpool) specFor(opts RunOptions) (runner.Spec, bool) {
 }
 
 // startCustom starts a sandbox of spec (tp's template with other limits)
-// on the request path and leases it. The caller holds a start slot, as
-// for a cold miss, but this is no miss: the pool could not have served
-// it, so it does not raise the pool's target.
-func (m *Manager) startCustom(ctx context.Context, tp *tpool, spec runner.Spec) (runner.Sandbox, error) {
+// on the request path and leases it, or wakes it from the image in wake
+// when that is set. The caller holds a start slot, as for a cold miss, but
+// this is no miss: the pool could not have served it, so it does not
+// raise the pool's target.
+func (m *Manager) startCustom(ctx context.Context, tp *tpool, spec runner.Spec, wake string) (runner.Sandbox, error) {
 	mem := spec.Limits.MemoryBytes
 	m.mu.Lock()
 	if m.closed {
@@ -88,7 +89,13 @@ func (m *Manager) startCustom(ctx context.Context, tp *tpool, spec runner.Spec) 
 
 	sctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(m.ctx, cancel)
-	sb, err := m.start(sctx, tp.tmpl.Name, spec)
+	var sb runner.Sandbox
+	var err error
+	if wake != "" {
+		sb, err = m.wakeFrom(sctx, tp.tmpl.Name, wake, spec)
+	} else {
+		sb, err = m.start(sctx, tp.tmpl.Name, spec)
+	}
 	stop()
 	cancel()
 
@@ -108,7 +115,9 @@ func (m *Manager) startCustom(ctx context.Context, tp *tpool, spec runner.Spec) 
 		tp.failures++
 		return nil, fmt.Errorf("starting with custom limits: %w", err)
 	}
-	tp.colds++
+	if wake == "" {
+		tp.colds++
+	}
 	if m.closed {
 		tp.inUse--
 		tp.custom--

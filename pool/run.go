@@ -61,7 +61,7 @@ func (m *Manager) RunWith(ctx context.Context, template string, opts RunOptions,
 		if attempt == 1 {
 			since = opts.Since
 		}
-		lease, err := m.lease(ctx, tp, spec, custom, opts.Tenant, attempt == 1, since)
+		lease, err := m.lease(ctx, tp, spec, custom, opts.Tenant, attempt == 1, since, "")
 		if attempt == 1 && err == nil {
 			defer m.endRun()
 		}

@@ -15,6 +15,9 @@ type Hibernator interface {
 	// is made with mode 0700, and stops sb. The caller still destroys sb.
 	// Nothing may be running in sb but what waits for the host.
 	Hibernate(ctx context.Context, sb Sandbox, dir string) error
+	// Keep writes sb's image into dir as Hibernate does and leaves sb
+	// running: a saved point to wake sandboxes from later.
+	Keep(ctx context.Context, sb Sandbox, dir string) error
 	// Wake starts a sandbox from the image in dir, which Hibernate wrote
 	// of a sandbox of spec, and waits until its agent answers. It fails
 	// with ErrSnapshotMissing when there is no image in dir. The image

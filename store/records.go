@@ -54,6 +54,8 @@ type Run struct {
 const (
 	EventCreated   = "created"    // the session was opened
 	EventRestarted = "restarted"  // its owner restarted the interpreter
+	EventPaused    = "paused"     // its owner hibernated it
+	EventResumed   = "resumed"    // its owner woke it from hibernation
 	EventStateLost = "state_lost" // its kernel died; the session went on with a fresh one
 	EventLost      = "lost"       // its kernel died and no fresh one could be had
 	EventDeleted   = "deleted"    // its owner closed it

@@ -56,6 +56,13 @@ type config struct {
 	// QueueDeadline bounds a request's wait for a sandbox; past it: 503.
 	QueueDeadline time.Duration
 	MaxSessions   int
+	// HibernateDir keeps hibernated sessions' images ("" is the state
+	// dir's hibernate/, "off" none); HibernateAfter is the idle time
+	// before a session hibernates (0: only when paused); HibernateBudgetMB
+	// caps their disk.
+	HibernateDir      string
+	HibernateAfter    time.Duration
+	HibernateBudgetMB int64
 	// MaxSessionLifetime bounds a session's age; its ttl_s may not exceed it.
 	MaxSessionLifetime time.Duration
 	MaxTimeout         time.Duration
@@ -150,6 +157,9 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.QueueDeadline, "queue-deadline", pool.DefaultQueueDeadline,
 		"longest a request waits for a sandbox (and a run slot); past it the answer is 503 saturated with Retry-After")
 	fs.IntVar(&c.MaxSessions, "max-sessions", 64, "open sessions; beyond it creating one answers 429")
+	fs.StringVar(&c.HibernateDir, "hibernate-dir", env("PADDOCK_HIBERNATE_DIR", ""), "directory for hibernated sessions' saved state (default <state-dir>/hibernate; off: sessions never hibernate)")
+	fs.DurationVar(&c.HibernateAfter, "hibernate-after", 10*time.Minute, "idle time after which a session is hibernated to disk and its sandbox freed (0: only when paused)")
+	fs.Int64Var(&c.HibernateBudgetMB, "hibernate-budget-mb", 20<<10, "disk in MiB hibernated sessions may take; past it the oldest are lost (0: no cap)")
 	fs.DurationVar(&c.MaxSessionLifetime, "max-session-lifetime", kernels.DefaultMaxLifetime, "age at which a session ends however busy it is; also the largest ttl_s a session may ask for")
 	fs.DurationVar(&c.MaxTimeout, "max-timeout", 60*time.Second, "largest wall-time limit a run or a session cell may ask for")
 	fs.Int64Var(&c.MaxBody, "max-body", 10<<20, "request body limit in bytes")
@@ -250,6 +260,9 @@ func (c *config) Validate() error {
 	}
 	if c.MaxSessions < 1 {
 		errs = append(errs, errors.New("--max-sessions must be at least 1"))
+	}
+	if c.HibernateAfter < 0 || c.HibernateBudgetMB < 0 {
+		errs = append(errs, errors.New("--hibernate-after and --hibernate-budget-mb must be at least 0"))
 	}
 	if c.MaxSessionLifetime < time.Second {
 		errs = append(errs, errors.New("--max-session-lifetime must be at least 1s"))

@@ -112,8 +112,8 @@ func checkExecTiming(t *testing.T, r execResp, raw []byte) {
 	t.Helper()
 	tm := r.Timing
 	switch {
-	case r.Start != "kernel" && r.Start != "pool" && r.Start != "restore" && r.Start != "cold":
-		t.Errorf("execute start = %q, want kernel, pool, restore or cold: %s", r.Start, raw)
+	case r.Start != "kernel" && r.Start != "pool" && r.Start != "restore" && r.Start != "cold" && r.Start != "wake":
+		t.Errorf("execute start = %q, want kernel, pool, restore, cold or wake: %s", r.Start, raw)
 	case r.Warm != (r.Start == "pool" || r.Start == "kernel"):
 		t.Errorf("execute warm = %v with start %q: %s", r.Warm, r.Start, raw)
 	case tm.AcquireMS != 0 || tm.StartMS != 0:

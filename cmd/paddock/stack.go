@@ -216,6 +216,10 @@ func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
 		MaxTimeout:  cfg.MaxTimeout,
 		MaxOutput:   cfg.MaxOutput,
 		OnEnd:       core.SessionEndRecorder(hist, nil),
+		// Hibernation.
+		HibernateDir:    hibernateDir(*cfg),
+		HibernateAfter:  cfg.HibernateAfter,
+		HibernateBudget: cfg.HibernateBudgetMB << 20,
 	}, logger)
 	if err != nil {
 		return nil, errors.Join(err, p.Close(context.WithoutCancel(ctx)), closeHistory(ctx, hist))
@@ -386,4 +390,16 @@ func sessionKernels(n, size int) int {
 		return 0
 	}
 	return n
+}
+
+// hibernateDir is where hibernated sessions' images go: --hibernate-dir,
+// by default the state dir's hibernate/, or none with "off".
+func hibernateDir(cfg config) string {
+	switch cfg.HibernateDir {
+	case "off":
+		return ""
+	case "":
+		return filepath.Join(cfg.StateDir, "hibernate")
+	}
+	return cfg.HibernateDir
 }
