@@ -64,6 +64,7 @@ func (s *server) sessionRoutes(g *gin.RouterGroup) {
 	g.POST("/:id/restart", s.restartSession)
 	g.POST("/:id/pause", s.pauseSession)
 	g.POST("/:id/resume", s.resumeSession)
+	g.POST("/:id/fork", s.forkSession)
 	g.PUT("/:id/files", s.putFile)
 	g.GET("/:id/files", s.getFiles)
 }
@@ -194,6 +195,39 @@ func (s *server) resumeSession(c *gin.Context) {
 	resp := sessionResponseOf(sess)
 	resp.Resumed, resp.ResumeMS = w.Resumed, millis(w.Took)
 	writeJSON(c, http.StatusOK, resp)
+}
+
+// forkSession serves POST /v1/sessions/{id}/fork {"count": N}: N new
+// sessions from the session's exact state.
+func (s *server) forkSession(c *gin.Context) {
+	body, err := s.readBody(c)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	var req struct {
+		Count *int `json:"count"`
+	}
+	if len(body) > 0 {
+		if err := decodeJSON(body, &req); err != nil {
+			s.writeError(c, err)
+			return
+		}
+	}
+	n := 1
+	if req.Count != nil {
+		n = *req.Count
+	}
+	children, err := s.core.ForkSession(c.Request.Context(), caller(c), sessionID(c), n)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	out := sessionsBody{Sessions: make([]sessionResponse, 0, len(children))}
+	for _, child := range children {
+		out.Sessions = append(out.Sessions, sessionResponseOf(child))
+	}
+	writeJSON(c, http.StatusCreated, out)
 }
 
 func sessionResponseOf(sess core.Session) sessionResponse {

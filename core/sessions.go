@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/paddock-dev/paddock/kernels"
@@ -247,4 +248,35 @@ func (s *Service) ResumeSession(ctx context.Context, c Caller, id string) (_ Ses
 		s.recordSession(c, id, info.Template, store.EventResumed, "")
 	}
 	return s.session(info), w, nil
+}
+
+// ForkSession gives the caller count new sessions that start from the
+// exact state of its session id, each reseeded; each counts against the
+// tenant's session limit as a creation does.
+func (s *Service) ForkSession(ctx context.Context, c Caller, id string, count int) (_ []Session, err error) {
+	defer func() { s.metrics.done(c.Door, "fork_session", err) }()
+	if err := s.sessionsFor(c); err != nil {
+		return nil, err
+	}
+	if count < 1 || count > kernels.MaxFork {
+		return nil, s.fail(fmt.Errorf("%w: count must be between 1 and %d; got %d", kernels.ErrInvalid, kernels.MaxFork, count))
+	}
+	live := func() int { return len(s.kernels.List(c.Tenant)) }
+	for range count {
+		done, err := s.tenants.startCreate(c.Tenant, live, s.kernels.Config().ReapInterval)
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		defer done()
+	}
+	infos, err := s.kernels.Fork(ctx, c.Tenant, id, count)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	out := make([]Session, len(infos))
+	for i, info := range infos {
+		s.recordSession(c, info.ID, info.Template, store.EventCreated, "fork of "+id)
+		out[i] = s.session(info)
+	}
+	return out, nil
 }

@@ -127,6 +127,55 @@ func TestE2EHibernate(t *testing.T) {
 		}
 	})
 
+	t.Run("fork", func(t *testing.T) {
+		parent := e.newSession(t, map[string]any{"language": "python"})
+		e.exec(t, parent, "import random\nx = 41\nopen('kept.txt', 'w').write('kept')")
+		code, raw := e.do(t, "POST", "/v1/sessions/"+parent+"/fork", map[string]any{"count": 3}, "")
+		if code != http.StatusCreated {
+			t.Fatalf("fork: HTTP %d %s", code, raw)
+		}
+		var forked struct {
+			Sessions []hibernatedSession `json:"sessions"`
+		}
+		if err := json.Unmarshal(raw, &forked); err != nil || len(forked.Sessions) != 3 {
+			t.Fatalf("fork answered %s", raw)
+		}
+		draws := map[string]bool{}
+		for _, c := range forked.Sessions {
+			t.Cleanup(func() { e.do(t, "DELETE", "/v1/sessions/"+c.ID, nil, "") })
+			if c.ID == parent || c.Count != 1 {
+				t.Errorf("child %+v, want a new id at execution 1", c)
+			}
+			r := e.exec(t, c.ID, "print(x + 1, open('kept.txt').read(), random.random())")
+			out := strings.Fields(r.Stdout)
+			if len(out) != 3 || out[0] != "42" || out[1] != "kept" || r.ExecutionCount != 2 {
+				t.Fatalf("child %s printed %q at count %d", c.ID, r.Stdout, r.ExecutionCount)
+			}
+			draws[out[2]] = true
+		}
+		if len(draws) != 3 {
+			t.Errorf("three children drew %d different random numbers, want 3: %v", len(draws), draws)
+		}
+		// The parent runs on, apart from its children.
+		e.exec(t, forked.Sessions[0].ID, "x = 0")
+		if r := e.exec(t, parent, "print(x)"); strings.TrimSpace(r.Stdout) != "41" {
+			t.Errorf("the parent after its child changed x: %q", r.Stdout)
+		}
+		for _, bad := range []map[string]any{{"count": 0}, {"count": 101}} {
+			if code, raw := e.do(t, "POST", "/v1/sessions/"+parent+"/fork", bad, ""); code != http.StatusBadRequest {
+				t.Errorf("fork %v: HTTP %d %s, want 400", bad, code, raw)
+			}
+		}
+		node := e.newSession(t, map[string]any{"language": "node"})
+		code, raw = e.do(t, "POST", "/v1/sessions/"+node+"/fork", map[string]any{"count": 1}, "")
+		if code != http.StatusConflict || !strings.Contains(string(raw), "fork_unsupported") {
+			t.Errorf("forking a node session: HTTP %d %s, want 409 fork_unsupported", code, raw)
+		}
+		if n := len(e.st.Kernels.ListAll()); n > 16 {
+			t.Errorf("%d sessions open after the forks", n)
+		}
+	})
+
 	t.Run("damaged image", func(t *testing.T) {
 		id := e.newSession(t, map[string]any{"language": "python"})
 		e.exec(t, id, "secret = 1")
