@@ -65,6 +65,9 @@ func (s *server) sessionRoutes(g *gin.RouterGroup) {
 	g.POST("/:id/pause", s.pauseSession)
 	g.POST("/:id/resume", s.resumeSession)
 	g.POST("/:id/fork", s.forkSession)
+	g.POST("/:id/checkpoints", s.saveCheckpoint)
+	g.GET("/:id/checkpoints", s.listCheckpoints)
+	g.POST("/:id/rewind", s.rewindSession)
 	g.PUT("/:id/files", s.putFile)
 	g.GET("/:id/files", s.getFiles)
 }
@@ -228,6 +231,79 @@ func (s *server) forkSession(c *gin.Context) {
 		out.Sessions = append(out.Sessions, sessionResponseOf(child))
 	}
 	writeJSON(c, http.StatusCreated, out)
+}
+
+type checkpointResponse struct {
+	Name           string    `json:"name"`
+	ExecutionCount int       `json:"execution_count"`
+	Bytes          int64     `json:"bytes"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+func checkpointOf(cp core.Checkpoint) checkpointResponse {
+	return checkpointResponse{Name: cp.Name, ExecutionCount: cp.ExecutionCount, Bytes: cp.Bytes, CreatedAt: cp.CreatedAt.UTC()}
+}
+
+// readBodyInto reads the request body into v, a pointer to a struct of
+// known fields, and answers the error itself.
+func (s *server) readBodyInto(c *gin.Context, v any) bool {
+	body, err := s.readBody(c)
+	if err == nil {
+		err = decodeJSON(body, v)
+	}
+	if err != nil {
+		s.writeError(c, err)
+		return false
+	}
+	return true
+}
+
+// saveCheckpoint serves POST /v1/sessions/{id}/checkpoints {"name"}.
+func (s *server) saveCheckpoint(c *gin.Context) {
+	var req struct {
+		Name string `json:"name"`
+	}
+	if !s.readBodyInto(c, &req) {
+		return
+	}
+	cp, err := s.core.SaveCheckpoint(c.Request.Context(), caller(c), sessionID(c), req.Name)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	writeJSON(c, http.StatusCreated, checkpointOf(cp))
+}
+
+// listCheckpoints serves GET /v1/sessions/{id}/checkpoints.
+func (s *server) listCheckpoints(c *gin.Context) {
+	cps, err := s.core.Checkpoints(caller(c), sessionID(c))
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	out := struct {
+		Checkpoints []checkpointResponse `json:"checkpoints"`
+	}{Checkpoints: make([]checkpointResponse, 0, len(cps))}
+	for _, cp := range cps {
+		out.Checkpoints = append(out.Checkpoints, checkpointOf(cp))
+	}
+	writeJSON(c, http.StatusOK, out)
+}
+
+// rewindSession serves POST /v1/sessions/{id}/rewind {"checkpoint"}.
+func (s *server) rewindSession(c *gin.Context) {
+	var req struct {
+		Checkpoint string `json:"checkpoint"`
+	}
+	if !s.readBodyInto(c, &req) {
+		return
+	}
+	sess, err := s.core.Rewind(c.Request.Context(), caller(c), sessionID(c), req.Checkpoint)
+	if err != nil {
+		s.writeError(c, err)
+		return
+	}
+	writeJSON(c, http.StatusOK, sessionResponseOf(sess))
 }
 
 func sessionResponseOf(sess core.Session) sessionResponse {

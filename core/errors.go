@@ -158,6 +158,8 @@ func classify(err error) *Error {
 	case errors.Is(err, kernels.ErrHibernationOff):
 		return &Error{Kind: KindNotImplemented, Code: "hibernation_off",
 			Message: "this server does not hibernate sessions (it has no directory for their images, or its runtime cannot save sandboxes)"}
+	case errors.Is(err, kernels.ErrCheckpointNotFound):
+		return &Error{Kind: KindNotFound, Code: "checkpoint_not_found", Message: "the session keeps no checkpoint of that name"}
 	case errors.Is(err, kernels.ErrCannotFork):
 		return &Error{Kind: KindConflict, Code: "fork_unsupported",
 			Message: "this session's interpreter cannot be forked: its random generator cannot be reseeded (Node's), so its clones would draw the same numbers"}

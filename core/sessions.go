@@ -280,3 +280,37 @@ func (s *Service) ForkSession(ctx context.Context, c Caller, id string, count in
 	}
 	return out, nil
 }
+
+// SaveCheckpoint saves the caller's session id under name, to rewind it
+// to later.
+func (s *Service) SaveCheckpoint(ctx context.Context, c Caller, id, name string) (_ kernels.Checkpoint, err error) {
+	defer func() { s.metrics.done(c.Door, "save_checkpoint", err) }()
+	if err := s.sessionsFor(c); err != nil {
+		return kernels.Checkpoint{}, err
+	}
+	cp, err := s.kernels.SaveCheckpoint(ctx, c.Tenant, id, name)
+	return cp, s.fail(err)
+}
+
+// Checkpoints lists the caller's session id's checkpoints.
+func (s *Service) Checkpoints(c Caller, id string) ([]kernels.Checkpoint, error) {
+	if err := s.sessionsFor(c); err != nil {
+		return nil, err
+	}
+	cps, err := s.kernels.Checkpoints(c.Tenant, id)
+	return cps, s.fail(err)
+}
+
+// Rewind brings the caller's session id back to its checkpoint name.
+func (s *Service) Rewind(ctx context.Context, c Caller, id, name string) (_ Session, err error) {
+	defer func() { s.metrics.done(c.Door, "rewind", err) }()
+	if err := s.sessionsFor(c); err != nil {
+		return Session{}, err
+	}
+	info, err := s.kernels.Rewind(ctx, c.Tenant, id, name)
+	if err != nil {
+		return Session{}, s.fail(err)
+	}
+	s.recordSession(c, id, info.Template, store.EventRewound, name)
+	return s.session(info), nil
+}

@@ -26,6 +26,9 @@ const (
 // and phase timings.
 type Outcome = pool.Outcome
 
+// Checkpoint is a session's named saved point.
+type Checkpoint = kernels.Checkpoint
+
 // Execution is how a cell went.
 type Execution = kernels.Execution
 

@@ -89,7 +89,7 @@ func (m *Manager) keep(ctx context.Context, s *session) (string, int, error) {
 	m.mu.Lock()
 	cmds, n := s.commands, s.count
 	s.sleeps++
-	dir := filepath.Join(m.cfg.HibernateDir, fmt.Sprintf("%s-fork-%d", s.id, s.sleeps))
+	dir := filepath.Join(m.cfg.HibernateDir, fmt.Sprintf("%s-saved-%d", s.id, s.sleeps))
 	m.mu.Unlock()
 	if cmds > 0 {
 		return "", 0, fmt.Errorf("session %s: %d commands running: %w", s.id, cmds, ErrBusy)

@@ -256,7 +256,13 @@ func (m *Manager) awake(ctx context.Context, s *session) (*lease, Wake, error) {
 	return l, w, nil
 }
 
-// dropImage removes a session's image once the session has ended.
+// dropAll removes a session's image and checkpoints once it has ended.
+func (m *Manager) dropAll(s *session) {
+	m.dropImage(s)
+	m.dropCheckpoints(s)
+}
+
+// dropImage removes a session's image.
 func (m *Manager) dropImage(s *session) {
 	m.mu.Lock()
 	dir := s.image

@@ -125,7 +125,7 @@ func (m *Manager) current(s *session) *lease {
 func (m *Manager) end(s *session, why string) {
 	s.markEnded()
 	m.release(s)
-	m.dropImage(s)
+	m.dropAll(s)
 	m.log.Info("session closed", keySessionID, s.id, keyTemplate, s.template, "why", why)
 	if why != "deleted" && m.cfg.OnEnd != nil {
 		m.cfg.OnEnd(s.owner, s.id, s.template, why)
@@ -149,7 +149,7 @@ func (m *Manager) markLost(s *session, why string) {
 	}
 	s.markEnded()
 	m.release(s)
-	m.dropImage(s)
+	m.dropAll(s)
 	m.log.Warn("session lost; its state is gone", keySessionID, s.id, keyTemplate, s.template,
 		keySandboxID, sb.ID(), "why", why)
 	if m.cfg.OnEnd != nil {

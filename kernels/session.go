@@ -99,6 +99,8 @@ type session struct {
 	imageBytes int64
 	sleptAt    time.Time
 	sleeps     int
+	// checkpoints are the session's named saved points (checkpoint.go).
+	checkpoints map[string]*checkpoint
 	closed     bool // removed from the table
 }
 

@@ -56,6 +56,7 @@ const (
 	EventRestarted = "restarted"  // its owner restarted the interpreter
 	EventPaused    = "paused"     // its owner hibernated it
 	EventResumed   = "resumed"    // its owner woke it from hibernation
+	EventRewound   = "rewound"    // its owner brought it back to a checkpoint
 	EventStateLost = "state_lost" // its kernel died; the session went on with a fresh one
 	EventLost      = "lost"       // its kernel died and no fresh one could be had
 	EventDeleted   = "deleted"    // its owner closed it

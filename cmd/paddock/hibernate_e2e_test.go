@@ -176,6 +176,38 @@ func TestE2EHibernate(t *testing.T) {
 		}
 	})
 
+	t.Run("checkpoint and rewind", func(t *testing.T) {
+		id := e.newSession(t, map[string]any{"language": "python"})
+		e.exec(t, id, "v = 'before'")
+		code, raw := e.do(t, "POST", "/v1/sessions/"+id+"/checkpoints", map[string]any{"name": "one"}, "")
+		if code != http.StatusCreated || !strings.Contains(string(raw), `"execution_count":1`) {
+			t.Fatalf("checkpoint: HTTP %d %s", code, raw)
+		}
+		e.exec(t, id, "v = 'after'\nopen('late.txt', 'w').write('x')")
+		code, raw = e.do(t, "POST", "/v1/sessions/"+id+"/rewind", map[string]any{"checkpoint": "one"}, "")
+		if code != http.StatusOK {
+			t.Fatalf("rewind: HTTP %d %s", code, raw)
+		}
+		r := e.exec(t, id, "import os\nprint(v, os.path.exists('late.txt'))")
+		if strings.TrimSpace(r.Stdout) != "before False" || r.ExecutionCount != 2 {
+			t.Errorf("after rewinding: %q at count %d, want \"before False\" at 2", r.Stdout, r.ExecutionCount)
+		}
+		if code, raw := e.do(t, "POST", "/v1/sessions/"+id+"/rewind", map[string]any{"checkpoint": "nope"}, ""); code != http.StatusNotFound {
+			t.Errorf("rewind to a missing checkpoint: HTTP %d %s", code, raw)
+		}
+		if code, raw := e.do(t, "POST", "/v1/sessions/"+id+"/checkpoints", map[string]any{"name": "../x"}, ""); code != http.StatusBadRequest {
+			t.Errorf("a bad checkpoint name: HTTP %d %s", code, raw)
+		}
+		code, raw = e.do(t, "GET", "/v1/sessions/"+id+"/checkpoints", nil, "")
+		if code != http.StatusOK || strings.Count(string(raw), `"name"`) != 1 {
+			t.Errorf("listing checkpoints: HTTP %d %s", code, raw)
+		}
+		e.do(t, "DELETE", "/v1/sessions/"+id, nil, "")
+		if left, _ := filepath.Glob(filepath.Join(dir, id+"-*")); len(left) != 0 {
+			t.Errorf("checkpoints left after the session ended: %v", left)
+		}
+	})
+
 	t.Run("damaged image", func(t *testing.T) {
 		id := e.newSession(t, map[string]any{"language": "python"})
 		e.exec(t, id, "secret = 1")
