@@ -188,4 +188,3 @@ func (m *Manager) dropCheckpoints(s *session) {
 		_ = os.RemoveAll(c.dir)
 	}
 }
-

@@ -101,7 +101,7 @@ type session struct {
 	sleeps     int
 	// checkpoints are the session's named saved points (checkpoint.go).
 	checkpoints map[string]*checkpoint
-	closed     bool // removed from the table
+	closed      bool // removed from the table
 }
 
 // lease is one kernel on one sandbox leased from the pool: a session has
