@@ -9,9 +9,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/paddock-dev/paddock/pool"
-	"github.com/paddock-dev/paddock/runner"
 )
 
 // MaxCheckpoints caps the named checkpoints one session keeps.
@@ -143,23 +140,11 @@ func (m *Manager) rewind(ctx context.Context, s *session, name string) error {
 	case cmds > 0:
 		return fmt.Errorf("session %s: %d commands running: %w", s.id, cmds, ErrBusy)
 	}
-	pl, err := m.pool.Wake(ctx, s.template, c.dir, pool.RunOptions{Limits: s.limits, Tenant: s.owner})
+	l, _, err := m.wakeKernel(ctx, s, c.dir, c.ExecutionCount)
 	if err != nil {
-		return fmt.Errorf("rewinding session %s: %w", s.id, err)
-	}
-	l := &lease{sb: pl.Sandbox, start: pl.Kind, opening: OpenTiming{Acquire: pl.Wait, Start: pl.Start}}
-	attacher, ok := pl.Sandbox.(runner.KernelAttacher)
-	if !ok {
-		m.releaseLease(l)
-		return fmt.Errorf("rewinding session %s: %w", s.id, runner.ErrNotSupported)
-	}
-	var got int
-	l.k, got, err = attacher.AttachKernel(ctx)
-	if err == nil && got != c.ExecutionCount {
-		err = fmt.Errorf("the checkpoint's kernel is at execution %d, not %d", got, c.ExecutionCount)
-	}
-	if err != nil {
-		m.releaseLease(l)
+		if l != nil {
+			m.releaseLease(l)
+		}
 		return fmt.Errorf("rewinding session %s: %w", s.id, err)
 	}
 	m.mu.Lock()

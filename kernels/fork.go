@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -135,24 +134,11 @@ func (m *Manager) child(ctx context.Context, parent *session, dir string, count 
 // the parent's execution count, with fresh random seeds. On failure the
 // returned lease, if any, still holds the sandbox.
 func (m *Manager) wakeChild(ctx context.Context, parent *session, dir string, count int) (*lease, error) {
-	pl, err := m.pool.Wake(ctx, parent.template, dir, pool.RunOptions{Limits: parent.limits, Tenant: parent.owner})
+	l, _, err := m.wakeKernel(ctx, parent, dir, count)
 	if err != nil {
-		return nil, fmt.Errorf("forking session %s: %w", parent.id, err)
+		return l, fmt.Errorf("forking session %s: %w", parent.id, err)
 	}
-	l := &lease{sb: pl.Sandbox, start: pl.Kind, opening: OpenTiming{Acquire: pl.Wait, Start: pl.Start}}
-	attacher, ok := pl.Sandbox.(runner.KernelAttacher)
-	if !ok {
-		return l, fmt.Errorf("forking session %s: %w", parent.id, runner.ErrNotSupported)
-	}
-	k, got, err := attacher.AttachKernel(ctx)
-	switch {
-	case err != nil:
-		return l, fmt.Errorf("forking session %s: taking over the clone's kernel: %w", parent.id, err)
-	case got != count:
-		return l, fmt.Errorf("forking session %s: the clone's kernel is at execution %d, not %d", parent.id, got, count)
-	}
-	l.k = k
-	r, ok := k.(runner.Reseeder)
+	r, ok := l.k.(runner.Reseeder)
 	if !ok {
 		return l, fmt.Errorf("forking session %s: %w", parent.id, ErrCannotFork)
 	}

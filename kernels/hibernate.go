@@ -219,30 +219,17 @@ func (m *Manager) awake(ctx context.Context, s *session) (*lease, Wake, error) {
 	if err := checkImage(dir, s, count); err != nil {
 		return lose(fmt.Sprintf("its hibernated state cannot be restored: %v", err))
 	}
-	pl, err := m.pool.Wake(ctx, s.template, dir, pool.RunOptions{Limits: s.limits, Tenant: s.owner})
-	switch {
-	case err != nil && (ctx.Err() != nil || m.ctx.Err() != nil || errors.Is(err, pool.ErrSaturated) || errors.Is(err, pool.ErrClosed)):
-		return nil, Wake{}, fmt.Errorf("waking session %s: %w", s.id, err)
-	case err != nil:
+	l, imageFault, err := m.wakeKernel(ctx, s, dir, count)
+	if err != nil {
+		if l != nil {
+			m.releaseLease(l)
+		}
+		if !imageFault {
+			return nil, Wake{}, fmt.Errorf("waking session %s: %w", s.id, err)
+		}
 		return lose(fmt.Sprintf("its hibernated state could not be restored: %v", err))
 	}
-	l := &lease{sb: pl.Sandbox, start: pl.Kind, opening: OpenTiming{Acquire: pl.Wait, Start: pl.Start}}
-	attacher, ok := pl.Sandbox.(runner.KernelAttacher)
-	if !ok {
-		m.releaseLease(l)
-		return lose("its sandbox cannot hand back a kernel")
-	}
-	var got int
-	l.k, got, err = attacher.AttachKernel(ctx)
-	switch {
-	case err != nil:
-		m.releaseLease(l)
-		return lose(fmt.Sprintf("its restored sandbox holds no kernel: %v", err))
-	case got != count:
-		m.releaseLease(l)
-		return lose(fmt.Sprintf("its restored kernel is at execution %d, not %d", got, count))
-	}
-	l.opening.Kernel = time.Since(begin) - pl.Wait
+	l.opening.Kernel = time.Since(begin) - l.opening.Acquire
 	m.mu.Lock()
 	s.cur, s.asleep, s.image = l, false, ""
 	m.sleepBytes -= s.imageBytes
@@ -254,6 +241,32 @@ func (m *Manager) awake(ctx context.Context, s *session) (*lease, Wake, error) {
 	m.log.Info("session resumed", keySessionID, s.id, keyTemplate, s.template, keySandboxID, l.sb.ID(),
 		"took", w.Took.Round(time.Millisecond))
 	return l, w, nil
+}
+
+// wakeKernel leases a sandbox of s's template woken from the image in
+// dir and takes over its kernel, which must be at execution count. On
+// failure the returned lease, if any, still holds the sandbox; lost says
+// the failure is the image's (not the pool's, nor the call's).
+func (m *Manager) wakeKernel(ctx context.Context, s *session, dir string, count int) (l *lease, lost bool, err error) {
+	pl, err := m.pool.Wake(ctx, s.template, dir, pool.RunOptions{Limits: s.limits, Tenant: s.owner})
+	if err != nil {
+		transient := ctx.Err() != nil || m.ctx.Err() != nil || errors.Is(err, pool.ErrSaturated) || errors.Is(err, pool.ErrClosed)
+		return nil, !transient, err
+	}
+	l = &lease{sb: pl.Sandbox, start: pl.Kind, opening: OpenTiming{Acquire: pl.Wait, Start: pl.Start}}
+	attacher, ok := pl.Sandbox.(runner.KernelAttacher)
+	if !ok {
+		return l, true, errors.New("its sandbox cannot hand back a kernel")
+	}
+	var got int
+	l.k, got, err = attacher.AttachKernel(ctx)
+	switch {
+	case err != nil:
+		return l, true, fmt.Errorf("its restored sandbox holds no kernel: %w", err)
+	case got != count:
+		return l, true, fmt.Errorf("its restored kernel is at execution %d, not %d", got, count)
+	}
+	return l, false, nil
 }
 
 // dropAll removes a session's image and checkpoints once it has ended.
