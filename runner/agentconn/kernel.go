@@ -59,6 +59,20 @@ const (
 
 // OpenKernel turns the sandbox's pre-started interpreter into a kernel.
 func (s *Conn) OpenKernel(ctx context.Context, opts runner.KernelOptions) (runner.Kernel, error) {
+	k, err := s.startKernel()
+	if err != nil {
+		return nil, err
+	}
+	id := k.nextID.Add(1)
+	if _, err := k.request(ctx, wire.TypeKernel, id, wire.KernelOpen{ID: id, Env: opts.Env}, requestTimeout); err != nil {
+		return nil, fmt.Errorf("opening kernel in %s: %w", s.id, err)
+	}
+	return k, nil
+}
+
+// startKernel marks the sandbox used, gives it a live kernel's CPU
+// treatment and starts routing its frames to a kernel.
+func (s *Conn) startKernel() (*kernel, error) {
 	if !s.used.CompareAndSwap(false, true) {
 		return nil, runner.ErrUsed
 	}
@@ -69,10 +83,6 @@ func (s *Conn) OpenKernel(ctx context.Context, opts runner.KernelOptions) (runne
 	}
 	k := &kernel{s: s, pending: map[uint64]chan wire.Ack{}, lost: make(chan struct{})}
 	go k.dispatch()
-	id := k.nextID.Add(1)
-	if _, err := k.request(ctx, wire.TypeKernel, id, wire.KernelOpen{ID: id, Env: opts.Env}, requestTimeout); err != nil {
-		return nil, fmt.Errorf("opening kernel in %s: %w", s.id, err)
-	}
 	return k, nil
 }
 
@@ -259,16 +269,10 @@ var (
 // it hibernated: the runtime restored it, and the agent still serves the
 // kernel it had. The agent's answer carries the kernel's execution count.
 func (s *Conn) AttachKernel(ctx context.Context) (runner.Kernel, int, error) {
-	if !s.used.CompareAndSwap(false, true) {
-		return nil, 0, runner.ErrUsed
+	k, err := s.startKernel()
+	if err != nil {
+		return nil, 0, err
 	}
-	if s.hooks.Interactive != nil {
-		if err := s.hooks.Interactive(); err != nil {
-			s.log.Warn("kernel keeps some of the batch CPU treatment", "sandbox_id", s.id, "error", err)
-		}
-	}
-	k := &kernel{s: s, pending: map[uint64]chan wire.Ack{}, lost: make(chan struct{})}
-	go k.dispatch()
 	id := k.nextID.Add(1)
 	a, err := k.request(ctx, wire.TypeKernel, id, wire.KernelOpen{ID: id, Attach: true}, requestTimeout)
 	if err != nil {
