@@ -1,6 +1,9 @@
 package jobs
 
-import "time"
+import (
+	"log/slog"
+	"time"
+)
 
 // Start runs the collector, which deletes expired jobs every GCInterval
 // until Close. Begin also drops expired jobs as it goes.
@@ -19,17 +22,21 @@ func (s *Store) Close() {
 	}
 }
 
-func (s *Store) collect() {
-	defer close(s.stopped)
-	t := time.NewTicker(s.cfg.GCInterval)
+func (s *Store) collect() { collectEvery(s.cfg.GCInterval, s.stop, s.stopped, s.Collect, s.log) }
+
+// collectEvery calls collect every interval until stop closes, logging
+// what it deleted, then closes stopped: the collector of both stores.
+func collectEvery(interval time.Duration, stop <-chan struct{}, stopped chan<- struct{}, collect func() int, log *slog.Logger) {
+	defer close(stopped)
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
-		case <-s.stop:
+		case <-stop:
 			return
 		case <-t.C:
-			if n := s.Collect(); n > 0 {
-				s.log.Info("deleted expired jobs", "count", n)
+			if n := collect(); n > 0 {
+				log.Info("deleted expired jobs", "count", n)
 			}
 		}
 	}

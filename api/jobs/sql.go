@@ -228,21 +228,7 @@ func (s *SQLStore) Collect() int {
 // Start runs the collector until Close, as Store.Start.
 func (s *SQLStore) Start() {
 	s.startOnce.Do(func() {
-		go func() {
-			defer close(s.stopped)
-			t := time.NewTicker(s.cfg.GCInterval)
-			defer t.Stop()
-			for {
-				select {
-				case <-s.stop:
-					return
-				case <-t.C:
-					if n := s.Collect(); n > 0 {
-						s.log.Info("deleted expired jobs", "count", n)
-					}
-				}
-			}
-		}()
+		go collectEvery(s.cfg.GCInterval, s.stop, s.stopped, s.Collect, s.log)
 	})
 }
 

@@ -16,6 +16,19 @@ import (
 // failures…), kept in the JSON report as evidence of how sandboxes were
 // made.
 func (s *Server) PoolMetrics(ctx context.Context) ([]string, error) {
+	return s.metricsWithPrefix(ctx, "paddock_pool_")
+}
+
+// StoreMetrics returns the server's paddock_store_* samples from GET
+// /metrics: what its history store wrote, dropped and still queues. A
+// server without a history has none.
+func (s *Server) StoreMetrics(ctx context.Context) ([]string, error) {
+	return s.metricsWithPrefix(ctx, "paddock_store_")
+}
+
+// metricsWithPrefix returns the samples of GET /metrics whose names start
+// with prefix.
+func (s *Server) metricsWithPrefix(ctx context.Context, prefix string) ([]string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/metrics", nil)
 	if err != nil {
 		return nil, err
@@ -28,17 +41,21 @@ func (s *Server) PoolMetrics(ctx context.Context) ([]string, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET /metrics: HTTP %d", resp.StatusCode)
 	}
-	return filterPoolMetrics(resp.Body)
+	return filterMetrics(resp.Body, prefix)
 }
 
 // filterPoolMetrics keeps the paddock_pool_* samples of a Prometheus text
-// exposition, without comments.
-func filterPoolMetrics(r io.Reader) ([]string, error) {
+// exposition.
+func filterPoolMetrics(r io.Reader) ([]string, error) { return filterMetrics(r, "paddock_pool_") }
+
+// filterMetrics keeps the samples of a Prometheus text exposition whose
+// lines start with prefix.
+func filterMetrics(r io.Reader, prefix string) ([]string, error) {
 	var out []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		if line := sc.Text(); strings.HasPrefix(line, "paddock_pool_") {
+		if line := sc.Text(); strings.HasPrefix(line, prefix) {
 			out = append(out, line)
 		}
 	}
