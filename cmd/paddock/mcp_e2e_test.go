@@ -83,6 +83,10 @@ type mcpClientOut struct {
 	AfterClose toolTexts      `json:"afterClose"`
 }
 
+// mcpToolNames are the MCP door's tools, sorted.
+var mcpToolNames = []string{"close_session", "create_session", "execute", "fork_session", "list_files", "pause_session",
+	"read_file", "resume_session", "run_code", "write_file"}
+
 type toolTexts struct {
 	IsError bool     `json:"isError"`
 	Texts   []string `json:"texts"`
@@ -98,8 +102,9 @@ func checkMCPClient(t *testing.T, e *e2e, out mcpClientOut) {
 			t.Errorf("%s has no output schema", tl.Name)
 		}
 	}
-	want := []string{"close_session(session_id)", "create_session(language)", "execute(session_id,code)",
-		"list_files(session_id)", "read_file(session_id,path)", "run_code(language,code)", "write_file(session_id,path,content)"}
+	want := []string{"close_session(session_id)", "create_session(language)", "execute(session_id,code)", "fork_session(session_id,count)",
+		"list_files(session_id)", "pause_session(session_id)", "read_file(session_id,path)", "resume_session(session_id)",
+		"run_code(language,code)", "write_file(session_id,path,content)"}
 	if !slices.Equal(tools, want) {
 		t.Errorf("tools %q, want %q", tools, want)
 	}
@@ -207,7 +212,7 @@ func TestE2EMCP(t *testing.T) {
 				t.Errorf("%s: input schema %v", tl.Name, tl.InputSchema)
 			}
 		}
-		if want := []string{"close_session", "create_session", "execute", "list_files", "read_file", "run_code", "write_file"}; !slices.Equal(names, want) {
+		if want := mcpToolNames; !slices.Equal(names, want) {
 			t.Errorf("inspector listed %q, want %q", names, want)
 		}
 	})
@@ -234,7 +239,7 @@ func TestE2EMCP(t *testing.T) {
 		if out.Steps != 2 || out.Calls != 2 || out.Text != "done" {
 			t.Errorf("loop: %d steps, %d model calls, text %q; want 2, 2, done", out.Steps, out.Calls, out.Text)
 		}
-		if want := []string{"close_session", "create_session", "execute", "list_files", "read_file", "run_code", "write_file"}; !slices.Equal(out.ToolsSeen, want) {
+		if want := mcpToolNames; !slices.Equal(out.ToolsSeen, want) {
 			t.Errorf("the model saw tools %q, want %q", out.ToolsSeen, want)
 		}
 		if !slices.Equal(out.RunCodeRequired, []string{"language", "code"}) {
@@ -316,7 +321,7 @@ func TestE2EMCPAuth(t *testing.T) {
 		}
 		code, body := get(alice)
 		tools, _ := body["tools"].([]any)
-		if code != http.StatusOK || body["format"] != "anthropic" || len(tools) != 7 {
+		if code != http.StatusOK || body["format"] != "anthropic" || len(tools) != len(mcpToolNames) {
 			t.Fatalf("with a token: HTTP %d %v", code, body)
 		}
 		first, _ := tools[0].(map[string]any)

@@ -5,6 +5,7 @@
 //   node mcp_client.mjs http URL [TOKEN]       Streamable HTTP
 //   node mcp_client.mjs stdio PADDOCK_BIN URL [TOKEN]   `paddock mcp` over stdio
 //   node mcp_client.mjs noauth URL [TOKEN]     connect only, reporting a refusal
+//   node mcp_client.mjs hibernate URL [TOKEN]  pause_session, resume_session and fork_session
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -36,6 +37,7 @@ async function main() {
     }
   }
   await client.connect(transport());
+  if (mode === 'hibernate') return hibernate(client);
   const out = {};
   const { tools } = await client.listTools();
   out.tools = tools
@@ -105,6 +107,39 @@ async function main() {
   // Ending the MCP session (DELETE) closes the sessions it opened; the
   // stdio transport ends it by closing paddock mcp's stdin.
   if (mode === 'http') await client.transport.terminateSession();
+  await client.close();
+  return out;
+}
+
+// hibernate pauses a session between two cells, resumes it, and forks
+// it; /v1 (same tenant) says what state the server holds it in meanwhile.
+async function hibernate(client) {
+  const [url, token] = args;
+  const headers = token ? { Authorization: `Bearer ${token}` } : {};
+  const stateOnV1 = async (id) => (await (await fetch(new URL(`/v1/sessions/${id}`, url), { headers })).json()).state;
+  const call = async (name, a) => {
+    const r = await client.callTool({ name, arguments: a });
+    return { isError: !!r.isError, texts: texts(r), out: r.structuredContent ?? null };
+  };
+  const created = await call('create_session', { language: 'python' });
+  const id = created.out.session_id;
+  const out = { id };
+  out.set = await call('execute', { session_id: id, code: 'x = 41' });
+  out.paused = await call('pause_session', { session_id: id });
+  out.pausedOnV1 = await stateOnV1(id);
+  out.woken = await call('execute', { session_id: id, code: 'x + 1' });
+  out.wokenOnV1 = await stateOnV1(id);
+  out.resumeAwake = await call('resume_session', { session_id: id });
+  await call('pause_session', { session_id: id });
+  out.resumeAsleep = await call('resume_session', { session_id: id });
+  out.forked = await call('fork_session', { session_id: id, count: 2 });
+  out.children = [];
+  for (const child of out.forked.out?.sessions ?? []) {
+    out.children.push({ id: child.session_id, cell: await call('execute', { session_id: child.session_id, code: 'x' }) });
+  }
+  out.parentAfter = await call('execute', { session_id: id, code: 'x' });
+  // Ending the MCP session closes the parent and the forks (the test checks).
+  await client.transport.terminateSession();
   await client.close();
   return out;
 }

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -25,6 +26,10 @@ type Core interface {
 	WriteFile(ctx context.Context, c core.Caller, id, path string, content []byte) error
 	ReadFile(ctx context.Context, c core.Caller, id, path string, maxBytes int64) ([]byte, error)
 	ListFiles(ctx context.Context, c core.Caller, id, dir string) ([]runner.FileInfo, error)
+
+	PauseSession(ctx context.Context, c core.Caller, id string) (core.Session, error)
+	ResumeSession(ctx context.Context, c core.Caller, id string) (core.Session, kernels.Wake, error)
+	ForkSession(ctx context.Context, c core.Caller, id string, count int) ([]core.Session, error)
 }
 
 var _ Core = (*core.Service)(nil)

@@ -98,7 +98,7 @@ const (
 		"Nothing persists between calls: for state across steps, plots or a value to inspect, use create_session and execute. " +
 		"Print what you want to see."
 	descCreateSession = "Open a stateful interpreter session (like a notebook kernel). Returns a session_id for execute, " +
-		"write_file, read_file, list_files and close_session. The session closes when idle past its TTL, when this MCP " +
+		"write_file, read_file, list_files, pause_session, resume_session, fork_session and close_session. The session closes when idle past its TTL, when this MCP " +
 		"session ends, or with close_session; close it when done."
 	descExecute = "Run a cell in a session: variables, imports and functions from earlier cells stay defined. " +
 		"Returns what the cell printed, the value of its last expression, matplotlib figures as PNG images, and on an " +
@@ -109,4 +109,12 @@ const (
 		"PNG and JPEG images as images, other binary content as base64."
 	descListFiles = "List a directory of a session's /workspace (names, sizes, directories)."
 	descClose     = "Close a session and free its sandbox. Its state and files are gone."
+	descPause     = "Hibernate a session you will not use for a while: its variables, imports and files are saved to disk " +
+		"and its sandbox freed. Nothing is lost: the next execute or file tool on it (or resume_session) wakes it as it was, " +
+		"only slower. Idle sessions may also be hibernated by the server on their own."
+	descResume = "Wake a hibernated session now, so that the next cell does not wait for it; says whether it was " +
+		"hibernated. A session that is awake is left as it is."
+	descFork = "Copy a session: count new sessions (1 to 100), each starting with the exact variables, imports and files " +
+		"of this one, to try different next steps side by side. The session copied is unchanged. Each copy has its own " +
+		"session_id and random seed, counts against your session limit, and closes like a session from create_session."
 )

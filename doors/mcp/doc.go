@@ -1,10 +1,11 @@
 // Package mcpdoor is Paddock's Model Context Protocol door: the tools an
 // LLM host calls (run_code, create_session, execute, write_file,
-// read_file, list_files, close_session), served over Streamable HTTP at
-// /mcp on Paddock's own listener (Mount) and bridged onto stdio for hosts
-// that start a command (Bridge, used by `paddock mcp`). The same tools'
-// JSON Schemas are served at GET /v1/tools in OpenAI and Anthropic
-// function-calling shapes.
+// read_file, list_files, close_session, pause_session, resume_session,
+// fork_session), served over Streamable HTTP at /mcp on Paddock's own
+// listener (Mount) and bridged onto stdio for hosts that start a command
+// (Bridge, used by `paddock mcp`). The same tools' JSON Schemas are
+// served at GET /v1/tools in OpenAI and Anthropic function-calling
+// shapes.
 //
 // The door only translates: every tool is one call into the door-neutral
 // core (package core), which owns tenancy, scopes, limits, validation and

@@ -20,16 +20,19 @@ type fakeCore struct {
 	run     func(core.Caller, core.RunInput) (core.RunResult, error)
 	execute func(id string, in core.ExecuteInput, events func(runner.Event)) (kernels.Execution, error)
 	read    func(id, path string) ([]byte, error)
+	fork    func(id string, count int) ([]core.Session, error) // nil: count children s<n>, as created
 
 	// maxConns caps each tenant's held connections, as the core's
 	// TenantMaxConnections; 0 is no limit.
 	maxConns int
 
 	mu      sync.Mutex
-	callers []core.Caller   // every caller a work call saw
-	created []string        // sessions created, in order
-	ttls    []time.Duration // their TTLs as the core got them
-	closed  map[string]bool // sessions closed
+	callers []core.Caller     // every caller a work call saw
+	created []string          // sessions created, in order
+	ttls    []time.Duration   // their TTLs as the core got them
+	closed  map[string]bool   // sessions closed
+	owners  map[string]string // each created or forked session's tenant
+	asleep  map[string]bool   // sessions paused and not yet woken
 	admits  int
 	closes  chan string    // receives each closed session's id, when not nil
 	held    map[string]int // connections held, by tenant
@@ -135,10 +138,78 @@ func (f *fakeCore) CreateSession(_ context.Context, c core.Caller, in core.Sessi
 	f.saw(c)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.ttls = append(f.ttls, in.TTL)
+	return f.newSessionLocked(c, in.Language), nil
+}
+
+func (f *fakeCore) newSessionLocked(c core.Caller, lang string) core.Session {
 	id := "s" + string(rune('0'+len(f.created)))
 	f.created = append(f.created, id)
-	f.ttls = append(f.ttls, in.TTL)
-	return core.Session{Info: kernels.Info{ID: id, Owner: c.Tenant, Template: in.Language}, Language: in.Language}, nil
+	if f.owners == nil {
+		f.owners = map[string]string{}
+	}
+	f.owners[id] = c.Tenant
+	return core.Session{Info: kernels.Info{ID: id, Owner: c.Tenant, Template: lang, State: core.SessionIdle}, Language: lang}
+}
+
+// ownedLocked is the caller's session id, as the core finds it: another
+// tenant's, or one never made, is not found.
+func (f *fakeCore) ownedLocked(c core.Caller, id string) (core.Session, error) {
+	if owner, ok := f.owners[id]; !ok || owner != c.Tenant {
+		return core.Session{}, &core.Error{Kind: core.KindNotFound, Code: "session_not_found", Message: "session " + id + " not found"}
+	}
+	s := core.Session{Info: kernels.Info{ID: id, Owner: c.Tenant, Template: "python", State: core.SessionIdle, ExecutionCount: 1}, Language: "python"}
+	if f.asleep[id] {
+		s.State, s.ImageBytes = "hibernated", 4096
+	}
+	return s, nil
+}
+
+func (f *fakeCore) PauseSession(_ context.Context, c core.Caller, id string) (core.Session, error) {
+	f.saw(c)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, err := f.ownedLocked(c, id); err != nil {
+		return core.Session{}, err
+	}
+	if f.asleep == nil {
+		f.asleep = map[string]bool{}
+	}
+	f.asleep[id] = true
+	return f.ownedLocked(c, id)
+}
+
+func (f *fakeCore) ResumeSession(_ context.Context, c core.Caller, id string) (core.Session, kernels.Wake, error) {
+	f.saw(c)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, err := f.ownedLocked(c, id); err != nil {
+		return core.Session{}, kernels.Wake{}, err
+	}
+	var w kernels.Wake
+	if f.asleep[id] {
+		w = kernels.Wake{Resumed: true, Took: 1250 * time.Microsecond}
+		delete(f.asleep, id)
+	}
+	s, err := f.ownedLocked(c, id)
+	return s, w, err
+}
+
+func (f *fakeCore) ForkSession(_ context.Context, c core.Caller, id string, count int) ([]core.Session, error) {
+	f.saw(c)
+	if f.fork != nil {
+		return f.fork(id, count)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, err := f.ownedLocked(c, id); err != nil {
+		return nil, err
+	}
+	var out []core.Session
+	for range count {
+		out = append(out, f.newSessionLocked(c, "python"))
+	}
+	return out, nil
 }
 
 func (f *fakeCore) CloseSession(_ context.Context, c core.Caller, id string) error {

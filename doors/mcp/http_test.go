@@ -127,7 +127,7 @@ func TestToolSchemas(t *testing.T) {
 	} {
 		code, body := get(tc.query)
 		tools, _ := body["tools"].([]any)
-		if code != http.StatusOK || len(tools) != 7 {
+		if code != http.StatusOK || len(tools) != 10 {
 			t.Fatalf("%s: HTTP %d, %d tools", tc.query, code, len(tools))
 		}
 		first, _ := json.Marshal(tools[0])

@@ -66,6 +66,7 @@ func (d *door) execute(ctx context.Context, req *mcp.CallToolRequest, in Execute
 	}
 	out, content := cell.result(x.ExecuteResult)
 	out.SessionID = in.SessionID
+	out.Resumed, out.ResumeMS = x.Wake.Resumed, ms(x.Wake.Took)
 	if x.StateLost {
 		out.StateLost, out.StateLostReason, out.KernelRestarted = true, x.LostReason, x.Restarted
 		content = append(content, &mcp.TextContent{Text: stateLostText(x.LostReason, x.Restarted)})

@@ -19,6 +19,9 @@ const (
 	toolReadFile      = "read_file"
 	toolListFiles     = "list_files"
 	toolCloseSession  = "close_session"
+	toolPauseSession  = "pause_session"
+	toolResumeSession = "resume_session"
+	toolForkSession   = "fork_session"
 )
 
 // tool is one tool's definition (name, description, input and output
@@ -66,6 +69,9 @@ func newTools(d *door, tmpls []core.TemplateInfo) ([]tool, error) {
 		func() (tool, error) { return newTool(toolReadFile, descReadFile, nil, nil, d.readFile) },
 		func() (tool, error) { return newTool(toolListFiles, descListFiles, nil, nil, d.listFiles) },
 		func() (tool, error) { return newTool(toolCloseSession, descClose, nil, nil, d.closeSession) },
+		func() (tool, error) { return newTool(toolPauseSession, descPause, nil, nil, d.pauseSession) },
+		func() (tool, error) { return newTool(toolResumeSession, descResume, nil, nil, d.resumeSession) },
+		func() (tool, error) { return newTool(toolForkSession, descFork, nil, nil, d.forkSession) },
 	} {
 		t, err := mk()
 		if err != nil {

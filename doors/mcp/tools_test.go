@@ -26,7 +26,8 @@ func TestToolsListed(t *testing.T) {
 	for _, tl := range res.Tools {
 		names = append(names, tl.Name)
 	}
-	want := []string{"close_session", "create_session", "execute", "list_files", "read_file", "run_code", "write_file"}
+	want := []string{"close_session", "create_session", "execute", "fork_session", "list_files", "pause_session", "read_file",
+		"resume_session", "run_code", "write_file"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)

@@ -84,6 +84,10 @@ type ExecuteOut struct {
 	StateLost       bool   `json:"state_lost,omitempty" jsonschema:"true when the session's state is gone: its kernel died or was killed (a cell that did not stop when interrupted at its timeout, out of memory), with this cell or just before it"`
 	StateLostReason string `json:"state_lost_reason,omitempty" jsonschema:"with state_lost: how the kernel died"`
 	KernelRestarted bool   `json:"kernel_restarted,omitempty" jsonschema:"with state_lost: the session goes on with a fresh kernel (no variables, imports or files; counts from 1); false means the session is lost"`
+	// Resumed and ResumeMS say the session was hibernated and woken for
+	// this cell.
+	Resumed  bool    `json:"resumed,omitempty" jsonschema:"true when the session was hibernated and was woken for this cell, its state intact"`
+	ResumeMS float64 `json:"resume_ms,omitempty" jsonschema:"with resumed: how long waking took, in milliseconds"`
 }
 
 // Display is one rich output of a cell, without its bulky data.
@@ -155,4 +159,33 @@ type CloseSessionIn struct {
 type CloseSessionOut struct {
 	SessionID string `json:"session_id" jsonschema:"the session closed"`
 	Closed    bool   `json:"closed" jsonschema:"always true"`
+}
+
+// SessionIDIn is the input of the tools that take only a session:
+// pause_session and resume_session.
+type SessionIDIn struct {
+	SessionID string `json:"session_id" jsonschema:"the session from create_session or fork_session"`
+}
+
+// SessionStateOut is a session's state after pause_session or
+// resume_session.
+type SessionStateOut struct {
+	SessionID      string  `json:"session_id" jsonschema:"the session"`
+	State          string  `json:"state" jsonschema:"hibernated (saved to disk, no sandbox), idle or busy"`
+	ExecutionCount int     `json:"execution_count" jsonschema:"the number of the session's last cell"`
+	ImageBytes     int64   `json:"image_bytes,omitempty" jsonschema:"when hibernated: the size of its saved state on disk"`
+	Resumed        bool    `json:"resumed,omitempty" jsonschema:"resume_session only: true when the session was hibernated and is now awake"`
+	ResumeMS       float64 `json:"resume_ms,omitempty" jsonschema:"with resumed: how long waking took, in milliseconds"`
+}
+
+// ForkSessionIn is fork_session's input.
+type ForkSessionIn struct {
+	SessionID string `json:"session_id" jsonschema:"the session to copy"`
+	Count     int    `json:"count" jsonschema:"how many copies to make, 1 to 100"`
+}
+
+// ForkSessionOut lists the copies fork_session made.
+type ForkSessionOut struct {
+	SessionID string       `json:"session_id" jsonschema:"the session copied, unchanged"`
+	Sessions  []SessionOut `json:"sessions" jsonschema:"the new sessions, each with its own session_id and the copied session's variables, imports and files"`
 }
