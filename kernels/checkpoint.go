@@ -85,6 +85,7 @@ func (m *Manager) SaveCheckpoint(ctx context.Context, owner, id, name string) (C
 	if old != nil {
 		_ = os.RemoveAll(old.dir)
 	}
+	m.persist(s)
 	return c.Checkpoint, nil
 }
 
@@ -157,6 +158,7 @@ func (m *Manager) rewind(ctx context.Context, s *session, name string) error {
 		m.releaseLease(old)
 	}
 	go m.watch(s, l)
+	m.persist(s)
 	return nil
 }
 

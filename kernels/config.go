@@ -55,6 +55,12 @@ type Config struct {
 	// HibernateBudget caps the disk hibernated sessions' images take, in
 	// bytes; past it the oldest are lost. Zero means no cap.
 	HibernateBudget int64
+	// Catalog, with HibernateDir, keeps a record of every session, so
+	// that Close can hibernate them all and the next manager on the same
+	// HibernateDir takes them over (catalog.go). Nil means sessions end
+	// with the manager. FileCatalog is one; cmd wires the history
+	// store's when there is one.
+	Catalog Catalog
 	// Now is the clock; nil means time.Now. Tests set a fake one.
 	Now func() time.Time
 	// OnEnd, when set, is told of every session that ends without its

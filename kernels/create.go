@@ -66,6 +66,7 @@ func (m *Manager) Create(ctx context.Context, owner string, o CreateOptions) (In
 	m.mu.Unlock()
 
 	go m.watch(s, l)
+	m.persist(s)
 	m.log.Info("session created", keySessionID, s.id, keyTemplate, s.template, keySandboxID, l.sb.ID(),
 		keyOwner, owner, "ttl", ttl)
 	return info, nil

@@ -127,6 +127,7 @@ func (m *Manager) child(ctx context.Context, parent *session, dir string, count 
 	m.sessions[c.id] = c
 	m.mu.Unlock()
 	go m.watch(c, l)
+	m.persist(c)
 	return c, nil
 }
 

@@ -167,6 +167,7 @@ func (m *Manager) sleep(ctx context.Context, s *session) error {
 	m.sleepBytes += meta.Bytes
 	evict := m.overBudgetLocked()
 	m.mu.Unlock()
+	m.persist(s)
 	m.log.Info("session hibernated", keySessionID, s.id, keyTemplate, s.template, "bytes", meta.Bytes,
 		"took", time.Since(begin).Round(time.Millisecond))
 	for _, o := range evict {
@@ -237,6 +238,7 @@ func (m *Manager) awake(ctx context.Context, s *session) (*lease, Wake, error) {
 	m.mu.Unlock()
 	go func() { _ = os.RemoveAll(dir) }()
 	go m.watch(s, l)
+	m.persist(s)
 	w := Wake{Resumed: true, Took: time.Since(begin)}
 	m.log.Info("session resumed", keySessionID, s.id, keyTemplate, s.template, keySandboxID, l.sb.ID(),
 		"took", w.Took.Round(time.Millisecond))
@@ -413,9 +415,10 @@ func checkImage(dir string, s *session, count int) error {
 	return nil
 }
 
-// prepareHibernateDir makes dir, the owner's only, and empties it: the
-// images a server left there belong to sessions no one knows any more.
-func prepareHibernateDir(dir string) error {
+// prepareHibernateDir makes dir, the owner's only, and removes what is in
+// it but the names in keep: the images and checkpoints of sessions that
+// no catalog record names belong to no one any more.
+func prepareHibernateDir(dir string, keep map[string]bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("kernels config: hibernate dir: %w", err)
 	}
@@ -427,6 +430,9 @@ func prepareHibernateDir(dir string) error {
 		return fmt.Errorf("kernels config: hibernate dir: %w", err)
 	}
 	for _, e := range entries {
+		if keep[e.Name()] {
+			continue
+		}
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 			return fmt.Errorf("kernels config: clearing hibernate dir: %w", err)
 		}

@@ -126,6 +126,7 @@ func (m *Manager) end(s *session, why string) {
 	s.markEnded()
 	m.release(s)
 	m.dropAll(s)
+	m.persist(s)
 	m.log.Info("session closed", keySessionID, s.id, keyTemplate, s.template, "why", why)
 	if why != "deleted" && m.cfg.OnEnd != nil {
 		m.cfg.OnEnd(s.owner, s.id, s.template, why)
@@ -150,6 +151,7 @@ func (m *Manager) markLost(s *session, why string) {
 	s.markEnded()
 	m.release(s)
 	m.dropAll(s)
+	m.persist(s)
 	m.log.Warn("session lost; its state is gone", keySessionID, s.id, keyTemplate, s.template,
 		keySandboxID, sb.ID(), "why", why)
 	if m.cfg.OnEnd != nil {
@@ -185,5 +187,8 @@ func (m *Manager) SetTTL(owner, id string, ttl time.Duration) (Info, error) {
 	}
 	s.ttl = ttl
 	s.lastUsed = m.cfg.Now()
+	if s.asleep {
+		defer func() { go m.persist(s) }()
+	}
 	return m.infoLocked(s), nil
 }

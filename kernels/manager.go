@@ -43,6 +43,9 @@ type Manager struct {
 	sleepBytes int64
 	started    bool
 	closed     bool
+
+	// catMu makes the catalog's writes one at a time (catalog.go).
+	catMu sync.Mutex
 }
 
 // New checks cfg and returns a manager that leases sandboxes from p. Call
@@ -58,13 +61,11 @@ func New(p *pool.Manager, cfg Config, logger *slog.Logger) (*Manager, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.HibernateDir != "" {
-		if err := prepareHibernateDir(cfg.HibernateDir); err != nil {
-			return nil, err
-		}
+	if cfg.HibernateDir == "" || !p.CanHibernate() {
+		cfg.Catalog = nil // nothing a restart could take over
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Manager{
+	m := &Manager{
 		pool:       p,
 		cfg:        cfg,
 		execSlack:  defaultExecuteSlack,
@@ -73,7 +74,20 @@ func New(p *pool.Manager, cfg Config, logger *slog.Logger) (*Manager, error) {
 		cancel:     cancel,
 		reaperDone: make(chan struct{}),
 		sessions:   make(map[string]*session),
-	}, nil
+	}
+	if cfg.HibernateDir != "" {
+		actx, done := context.WithTimeout(ctx, catalogTimeout)
+		defer done()
+		keep, err := m.adopt(actx)
+		if err == nil {
+			err = prepareHibernateDir(cfg.HibernateDir, keep)
+		}
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+	}
+	return m, nil
 }
 
 // Config returns the effective configuration, defaults filled in.
@@ -92,31 +106,51 @@ func (m *Manager) Start() {
 }
 
 // Close closes every session and releases its sandbox, stops the reaper
-// and waits, bounded by ctx, for it and for Creates in flight. Create
+// and waits, bounded by ctx, for it and for Creates in flight. With a
+// Catalog it first hibernates every running session, within ctx, and
+// keeps the records for the next manager; one it cannot save is recorded
+// lost. Create
 // fails with ErrClosed once Close has begun; executions in flight end as
 // their kernels go away. Close may be called more than once and
 // concurrently. Call it before pool.Close, which waits for the sandboxes
 // sessions hold.
 func (m *Manager) Close(ctx context.Context) error {
-	var drop []*session
+	var all []*session
 	m.mu.Lock()
-	if !m.closed {
+	first := !m.closed
+	if first {
 		m.closed = true
 		m.cancel()
 		if !m.started {
 			m.started = true
 			close(m.reaperDone)
 		}
-		for id, s := range m.sessions {
-			delete(m.sessions, id)
-			s.closed = true
-			drop = append(drop, s)
+		for _, s := range m.sessions {
+			all = append(all, s)
 		}
 	}
 	m.mu.Unlock()
 
-	for _, s := range drop {
-		m.end(s, "server closing")
+	// With a catalog the sessions are saved for the next server, not
+	// ended (catalog.go).
+	keep := first && m.cfg.Catalog != nil
+	if keep && len(all) > 0 {
+		saved, lost := m.saveAll(ctx, all)
+		m.log.Info("saved the open sessions for the next server", "hibernated", saved, "lost", lost)
+	}
+	m.mu.Lock()
+	for _, s := range all {
+		delete(m.sessions, s.id)
+		s.closed, s.kept = true, keep
+	}
+	m.mu.Unlock()
+	for _, s := range all {
+		if keep {
+			s.markEnded()
+			m.release(s)
+		} else {
+			m.end(s, "server closing")
+		}
 	}
 	creating := make(chan struct{})
 	go func() {

@@ -102,6 +102,7 @@ type session struct {
 	// checkpoints are the session's named saved points (checkpoint.go).
 	checkpoints map[string]*checkpoint
 	closed      bool // removed from the table
+	kept        bool // closed by Close with its record kept for the next server
 }
 
 // lease is one kernel on one sandbox leased from the pool: a session has

@@ -29,8 +29,8 @@ func TestOpenMigratesAnOlderDatabase(t *testing.T) {
 		}
 
 		s := open(t, e.cfg)
-		if err := db.QueryRowContext(t.Context(), `SELECT MAX(version) FROM schema_migrations`).Scan(&n); err != nil || n != 3 {
-			t.Errorf("version after Open = %d, %v; want 3", n, err)
+		if err := db.QueryRowContext(t.Context(), `SELECT MAX(version) FROM schema_migrations`).Scan(&n); err != nil || n != 4 {
+			t.Errorf("version after Open = %d, %v; want 4", n, err)
 		}
 		if got := templates(allRuns(t, s)); !equal(got, []string{"old"}) {
 			t.Errorf("runs after the migration = %v, want [old]", got)
@@ -54,14 +54,14 @@ func TestOpenRefusesANewerDatabase(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		if _, err := db.ExecContext(t.Context(), `INSERT INTO schema_migrations (version, name, applied_ms) VALUES (4, '0004_future.sql', 0)`); err != nil {
+		if _, err := db.ExecContext(t.Context(), `INSERT INTO schema_migrations (version, name, applied_ms) VALUES (5, '0005_future.sql', 0)`); err != nil {
 			t.Fatal(err)
 		}
 		_, err = store.Open(t.Context(), e.cfg)
 		if !errors.Is(err, store.ErrSchemaTooNew) {
 			t.Fatalf("Open = %v, want ErrSchemaTooNew", err)
 		}
-		if want := "the database is at version 4, this Paddock knows versions up to 3"; !strings.Contains(err.Error(), want) {
+		if want := "the database is at version 5, this Paddock knows versions up to 4"; !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	})

@@ -220,6 +220,7 @@ func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
 		HibernateDir:    hibernateDir(*cfg),
 		HibernateAfter:  cfg.HibernateAfter,
 		HibernateBudget: cfg.HibernateBudgetMB << 20,
+		Catalog:         sessionCatalog(*cfg, hist),
 	}, logger)
 	if err != nil {
 		return nil, errors.Join(err, p.Close(context.WithoutCancel(ctx)), closeHistory(ctx, hist))
@@ -390,6 +391,23 @@ func sessionKernels(n, size int) int {
 		return 0
 	}
 	return n
+}
+
+// sessionCatalog is where the records of open sessions are kept for the
+// next server: the history database's sessions table when there is one,
+// else files under the state dir; none when sessions never hibernate.
+func sessionCatalog(cfg config, hist *store.Store) kernels.Catalog {
+	dir := hibernateDir(cfg)
+	switch {
+	case dir == "":
+		return nil
+	case hist != nil:
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		return store.SessionCatalog{Store: hist, Home: dir}
+	}
+	return kernels.FileCatalog{Dir: filepath.Join(cfg.StateDir, "sessions")}
 }
 
 // hibernateDir is where hibernated sessions' images go: --hibernate-dir,
