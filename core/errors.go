@@ -163,6 +163,9 @@ func classify(err error) *Error {
 	case errors.Is(err, kernels.ErrCannotFork):
 		return &Error{Kind: KindConflict, Code: "fork_unsupported",
 			Message: "this session's interpreter cannot be forked: its random generator cannot be reseeded (Node's), so its clones would draw the same numbers"}
+	case errors.Is(err, kernels.ErrNoRoom):
+		return &Error{Kind: KindTooMany, Code: "too_many_sessions", RetryAfter: time.Second,
+			Message: "the server keeps its maximum of sessions awake (--max-live-sessions) and none of them is idle to hibernate to make room; retry when a cell ends"}
 	case errors.Is(err, kernels.ErrTooManySessions):
 		return &Error{Kind: KindTooMany, Code: "too_many_sessions", RetryAfter: time.Second,
 			Message: "the server holds its maximum of sessions; delete one of yours or retry later"}

@@ -25,6 +25,10 @@ type Config struct {
 	// or expired). Create fails with ErrTooManySessions beyond it; nothing
 	// is evicted.
 	MaxSessions int
+	// MaxLive caps the sessions awake at once, each on its sandbox; one
+	// more hibernates the least recently used idle one first (room.go).
+	// Zero means MaxSessions alone bounds them.
+	MaxLive int
 	// DefaultTTL is a session's idle TTL when Create gives none; every use
 	// refreshes it. MaxTTL is the largest TTL Create may ask for: at most
 	// MaxLifetime (its default), as no session outlives that.
@@ -73,7 +77,7 @@ type Config struct {
 
 // withDefaults validates c and returns a copy with defaults filled in.
 func (c Config) withDefaults() (Config, error) {
-	if c.MaxSessions < 0 || c.DefaultTTL < 0 || c.MaxTTL < 0 || c.MaxLifetime < 0 || c.ReapInterval < 0 ||
+	if c.MaxSessions < 0 || c.MaxLive < 0 || c.DefaultTTL < 0 || c.MaxTTL < 0 || c.MaxLifetime < 0 || c.ReapInterval < 0 ||
 		c.DefaultTimeout < 0 || c.MaxTimeout < 0 || c.MaxOutput < 0 || c.MaxQueue < 0 || c.MaxCommands < 0 ||
 		c.HibernateAfter < 0 || c.HibernateBudget < 0 {
 		return Config{}, errors.New("kernels config: negative limit")

@@ -43,7 +43,11 @@ func (m *Manager) Create(ctx context.Context, owner string, o CreateOptions) (In
 		return Info{}, err
 	}
 	defer m.creating.Done()
-	l, err := m.open(ctx, owner, o.Template, o.Env, o.Limits)
+	err = m.makeRoom("creating session")
+	var l *lease
+	if err == nil {
+		l, err = m.open(ctx, owner, o.Template, o.Env, o.Limits)
+	}
 
 	m.mu.Lock()
 	m.pending--

@@ -27,6 +27,9 @@ var (
 	ErrKernelRestarting = errors.New("session kernel died; a fresh one replaces it")
 	// ErrTooManySessions means the session table is full.
 	ErrTooManySessions = errors.New("too many sessions")
+	// ErrNoRoom means MaxLive sessions are awake and none is idle to
+	// hibernate for one more (room.go); it comes with ErrTooManySessions.
+	ErrNoRoom = errors.New("no room to keep one more session awake")
 	// ErrInvalid wraps a request with a bad template, TTL or timeout.
 	ErrInvalid = errors.New("invalid request")
 	// ErrClosed means the manager is closed or closing.

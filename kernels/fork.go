@@ -108,7 +108,11 @@ func (m *Manager) child(ctx context.Context, parent *session, dir string, count 
 	}
 	defer m.creating.Done()
 	begin := time.Now()
-	l, err := m.wakeChild(ctx, parent, dir, count)
+	err := m.makeRoom("forking session " + parent.id)
+	var l *lease
+	if err == nil {
+		l, err = m.wakeChild(ctx, parent, dir, count)
+	}
 	m.mu.Lock()
 	m.pending--
 	if err == nil && m.closed {

@@ -220,6 +220,17 @@ func (m *Manager) awake(ctx context.Context, s *session) (*lease, Wake, error) {
 	if err := checkImage(dir, s, count); err != nil {
 		return lose(fmt.Sprintf("its hibernated state cannot be restored: %v", err))
 	}
+	m.mu.Lock()
+	m.waking++
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.waking--
+		m.mu.Unlock()
+	}()
+	if err := m.makeRoom("waking session " + s.id); err != nil {
+		return nil, Wake{}, err
+	}
 	l, imageFault, err := m.wakeKernel(ctx, s, dir, count)
 	if err != nil {
 		if l != nil {

@@ -39,6 +39,7 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	pending  int // slots reserved by Creates in flight
+	waking   int // sessions being woken, counted awake (room.go)
 	// sleepBytes is the disk the images of hibernated sessions take.
 	sleepBytes int64
 	started    bool

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -264,5 +265,27 @@ func TestCreateFailuresReleaseTheSandbox(t *testing.T) {
 				t.Errorf("slot leaked: %v", err)
 			}
 		})
+	}
+}
+
+// Over MaxLive, with no way to hibernate an idle session (the fake
+// runtime cannot save sandboxes), one more session is refused as
+// ErrNoRoom, which is also ErrTooManySessions; a slot freed lets it in.
+func TestMaxLiveRefusesWhenNoneCanSleep(t *testing.T) {
+	f := newFixture(t, &runnertest.Runtime{}, kernels.Config{MaxSessions: 4, MaxLive: 1})
+	first, err := f.m.Create(t.Context(), "alice", kernels.CreateOptions{Template: "python"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.m.Create(t.Context(), "alice", kernels.CreateOptions{Template: "python"})
+	if !errors.Is(err, kernels.ErrNoRoom) || !errors.Is(err, kernels.ErrTooManySessions) ||
+		!strings.Contains(err.Error(), "2 sessions would be awake, over the 1") {
+		t.Fatalf("second Create: %v, want ErrNoRoom", err)
+	}
+	if err := f.m.Delete(t.Context(), "alice", first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.m.Create(t.Context(), "alice", kernels.CreateOptions{Template: "python"}); err != nil {
+		t.Fatalf("Create after a delete: %v", err)
 	}
 }

@@ -56,6 +56,7 @@ type config struct {
 	// QueueDeadline bounds a request's wait for a sandbox; past it: 503.
 	QueueDeadline time.Duration
 	MaxSessions   int
+	MaxLive       int
 	// HibernateDir keeps hibernated sessions' images ("" is the state
 	// dir's hibernate/, "off" none); HibernateAfter is the idle time
 	// before a session hibernates (0: only when paused); HibernateBudgetMB
@@ -156,7 +157,8 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.BusyCellMax, "busy-cell-max", 2*time.Second, "how long one running cell keeps --busy-start-budget; a longer cell stops counting, so that a long computation does not slow other requests' starts for its whole length (0: for as long as it runs)")
 	fs.DurationVar(&c.QueueDeadline, "queue-deadline", pool.DefaultQueueDeadline,
 		"longest a request waits for a sandbox (and a run slot); past it the answer is 503 saturated with Retry-After")
-	fs.IntVar(&c.MaxSessions, "max-sessions", 64, "open sessions; beyond it creating one answers 429")
+	fs.IntVar(&c.MaxSessions, "max-sessions", 1000, "open sessions, hibernated ones included; beyond it creating one answers 429")
+	fs.IntVar(&c.MaxLive, "max-live-sessions", 64, "sessions awake at once, each on its sandbox; one more hibernates the least recently used idle one, or answers 429 when none is idle")
 	fs.StringVar(&c.HibernateDir, "hibernate-dir", env("PADDOCK_HIBERNATE_DIR", ""), "directory for hibernated sessions' saved state (default <state-dir>/hibernate; off: sessions never hibernate)")
 	fs.DurationVar(&c.HibernateAfter, "hibernate-after", 10*time.Minute, "idle time after which a session is hibernated to disk and its sandbox freed (0: only when paused)")
 	fs.Int64Var(&c.HibernateBudgetMB, "hibernate-budget-mb", 20<<10, "disk in MiB hibernated sessions may take; past it the oldest are lost (0: no cap)")
@@ -258,8 +260,8 @@ func (c *config) Validate() error {
 	if c.MaxRefills < 1 || c.MaxSandboxes < 0 || c.PoolMemoryMB < -1 {
 		errs = append(errs, errors.New("--max-refills must be at least 1, --max-sandboxes and --pool-memory-mb at least 0"))
 	}
-	if c.MaxSessions < 1 {
-		errs = append(errs, errors.New("--max-sessions must be at least 1"))
+	if c.MaxSessions < 1 || c.MaxLive < 1 {
+		errs = append(errs, errors.New("--max-sessions and --max-live-sessions must be at least 1"))
 	}
 	if c.HibernateAfter < 0 || c.HibernateBudgetMB < 0 {
 		errs = append(errs, errors.New("--hibernate-after and --hibernate-budget-mb must be at least 0"))

@@ -269,3 +269,31 @@ func checkOwnerOnly(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// TestE2EMaxLiveSessions: over --max-live-sessions, a new session and a
+// wake each hibernate the least recently used idle session, which keeps
+// its state and wakes at its next call.
+func TestE2EMaxLiveSessions(t *testing.T) {
+	e := newE2EWith(t, "--max-live-sessions=2")
+	a := e.newSession(t, map[string]any{"language": "python"})
+	e.exec(t, a, "x = 'a'")
+	b := e.newSession(t, map[string]any{"language": "python"})
+	e.exec(t, b, "x = 'b'")
+	c := e.newSession(t, map[string]any{"language": "python"})
+	states := func() string {
+		return e.sessionCall(t, a, "").State + " " + e.sessionCall(t, b, "").State + " " + e.sessionCall(t, c, "").State
+	}
+	if got := states(); got != "hibernated idle idle" {
+		t.Fatalf("after a third session: states %q, want the least recently used (a) hibernated", got)
+	}
+	r := e.exec(t, a, "print(x)")
+	if strings.TrimSpace(r.Stdout) != "a" || r.ExecutionCount != 2 {
+		t.Errorf("a woken: stdout %q, count %d; want a, 2", r.Stdout, r.ExecutionCount)
+	}
+	if got := states(); got != "idle hibernated idle" {
+		t.Errorf("after waking a: states %q, want b (now the least recently used) hibernated", got)
+	}
+	if r := e.exec(t, b, "print(x)"); strings.TrimSpace(r.Stdout) != "b" {
+		t.Errorf("b woken: stdout %q, want b", r.Stdout)
+	}
+}

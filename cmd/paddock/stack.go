@@ -212,6 +212,7 @@ func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
 	// Cells obey the server's maxima as runs do.
 	k, err := kernels.New(p, kernels.Config{
 		MaxSessions: cfg.MaxSessions,
+		MaxLive:     cfg.MaxLive,
 		MaxLifetime: cfg.MaxSessionLifetime,
 		MaxTimeout:  cfg.MaxTimeout,
 		MaxOutput:   cfg.MaxOutput,
