@@ -220,6 +220,7 @@ func (m *Manager) awake(ctx context.Context, s *session) (*lease, Wake, error) {
 	if err := checkImage(dir, s, count); err != nil {
 		return lose(fmt.Sprintf("its hibernated state cannot be restored: %v", err))
 	}
+	checked := time.Since(begin)
 	m.mu.Lock()
 	m.waking++
 	m.mu.Unlock()
@@ -241,7 +242,7 @@ func (m *Manager) awake(ctx context.Context, s *session) (*lease, Wake, error) {
 		}
 		return lose(fmt.Sprintf("its hibernated state could not be restored: %v", err))
 	}
-	l.opening.Kernel = time.Since(begin) - l.opening.Acquire
+	l.opening.Kernel = time.Since(begin) - checked - l.opening.Acquire
 	m.mu.Lock()
 	s.cur, s.asleep, s.image = l, false, ""
 	m.sleepBytes -= s.imageBytes
@@ -252,7 +253,9 @@ func (m *Manager) awake(ctx context.Context, s *session) (*lease, Wake, error) {
 	m.persist(s)
 	w := Wake{Resumed: true, Took: time.Since(begin)}
 	m.log.Info("session resumed", keySessionID, s.id, keyTemplate, s.template, keySandboxID, l.sb.ID(),
-		"took", w.Took.Round(time.Millisecond))
+		"took", w.Took.Round(time.Millisecond), "check", checked.Round(time.Millisecond),
+		"queue", (l.opening.Acquire - l.opening.Start).Round(time.Millisecond), "restore", l.opening.Start.Round(time.Millisecond),
+		"attach", l.opening.Kernel.Round(time.Millisecond))
 	return l, w, nil
 }
 
