@@ -29,6 +29,10 @@ type Spec struct {
 	// (a one-shot run's), so whoever takes it later runs at full weight.
 	// It is no part of what a snapshot image depends on.
 	Background bool
+	// Network gives the sandbox one network interface whose only peer is
+	// a listener on the host side (see Egress); false leaves it loopback
+	// only. A snapshot depends on it.
+	Network bool
 }
 
 // Limits bound one sandbox. Zero values mean the runtime's defaults.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,9 @@ type Hooks struct {
 	// kernel opens; a failure is logged, not fatal. Nil means nothing to do.
 	Interactive func() error
 	Logger      *slog.Logger
+	// Egress is the sandbox's egress listener (runner.Egress); nil when
+	// it has no network.
+	Egress net.Listener
 }
 
 // Conn is the host end of one sandbox's agent: the frame channel to it,
@@ -189,3 +193,9 @@ func (s *Conn) Destroy(ctx context.Context) error {
 	})
 	return s.destroyErr
 }
+
+// EgressListener is the sandbox's egress listener (runner.Egress); nil
+// when it has no network.
+func (c *Conn) EgressListener() net.Listener { return c.hooks.Egress }
+
+var _ runner.Egress = (*Conn)(nil)

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/opencontainers/runtime-spec/specs-go"
+
 	"github.com/paddock-dev/paddock/runner"
 	"github.com/paddock-dev/paddock/runner/agentconn"
 	"github.com/paddock-dev/paddock/runner/ocispec"
@@ -56,6 +58,8 @@ type Runtime struct {
 	inUse imageLocks
 	// images is nil when sandboxes use a gofer.
 	images *images
+	// nets are the networked sandboxes' networks (sandboxnet_linux.go).
+	nets nets
 }
 
 var (
@@ -116,7 +120,7 @@ func New(cfg Config) (*Runtime, error) {
 // once every sandbox is destroyed.
 func (rt *Runtime) Close() error {
 	rt.releaseImages()
-	return rt.closeNetNS()
+	return errors.Join(rt.closeNetNS(), rt.closeNets())
 }
 
 // Runsc exposes the wrapper, for doctor checks and orphan cleanup.
@@ -137,6 +141,7 @@ func (rt *Runtime) Start(ctx context.Context, spec runner.Spec) (_ runner.Sandbo
 	sb, err := rt.create(ctx, id, bundle, spec)
 	if err != nil {
 		_ = os.RemoveAll(bundle)
+		_ = rt.dropNet(id)
 		return nil, err
 	}
 	defer func() {
@@ -182,7 +187,7 @@ func (rt *Runtime) launch(ctx context.Context, id, bundle string, spec runner.Sp
 	if err != nil {
 		return nil, errors.Join(err, closeAll(stdinR, stdinW, stdoutR, stdoutW))
 	}
-	opts := CreateOpts{Bundle: bundle, OverlaySize: ocispec.WithDefaults(spec.Limits).DiskBytes}
+	opts := CreateOpts{Bundle: bundle, OverlaySize: ocispec.WithDefaults(spec.Limits).DiskBytes, Network: networkMode(spec)}
 	// runsc run (and restore) is never interrupted: killed halfway it
 	// leaves the sandbox's host cgroups, and at times its sandbox and gofer
 	// processes, behind with no state that `runsc list` or `delete` could
@@ -206,6 +211,7 @@ func (rt *Runtime) launch(ctx context.Context, id, bundle string, spec runner.Sp
 			return ocispec.Interactive(ocispec.CgroupRoot, ocispec.CgroupsPath(id), spec.Limits)
 		},
 		Logger: rt.log,
+		Egress: rt.egressOf(id),
 	}), nil
 }
 
@@ -226,6 +232,9 @@ func (rt *Runtime) Cleanup(ctx context.Context) (int, error) {
 	}
 	strays, err := rt.reapStrays(ctx)
 	errs = append(errs, err)
+	if nets, err := rt.reapNets(); nets > 0 || err != nil {
+		rt.log.Warn("removed the network namespaces of sandboxes that died without them being removed", "count", nets, "error", err)
+	}
 	dead, err := removeDeadCgroups(ocispec.CgroupRoot, ocispec.CgroupParent, deadCgroupAge, time.Now())
 	errs = append(errs, err)
 	if dead > 0 {
@@ -264,7 +273,7 @@ func (rt *Runtime) ReapOthers(ctx context.Context, label, value string) (int, er
 // destroyContainer force-deletes container id and removes its bundle.
 func (rt *Runtime) destroyContainer(ctx context.Context, id string) error {
 	err := rt.runsc.Delete(ctx, id, DeleteOpts{Force: true})
-	return errors.Join(err, os.RemoveAll(filepath.Join(rt.bundles, id)))
+	return errors.Join(err, os.RemoveAll(filepath.Join(rt.bundles, id)), rt.dropNet(id))
 }
 
 // GoferFree says whether sandboxes run on EROFS images, without a gofer.
@@ -274,6 +283,17 @@ func (rt *Runtime) GoferFree() bool { return rt.images != nil }
 // ocispec.Render makes it, on the EROFS images when the runtime has them.
 func (rt *Runtime) writeBundle(ctx context.Context, dir, id string, spec runner.Spec) error {
 	s := ocispec.Render(id, spec, rt.agentDir)
+	if spec.Network {
+		n, err := rt.newNet(id)
+		if err != nil {
+			return err
+		}
+		for i, ns := range s.Linux.Namespaces {
+			if ns.Type == specs.NetworkNamespace {
+				s.Linux.Namespaces[i].Path = n.path()
+			}
+		}
+	}
 	if rt.images != nil {
 		root, err := rt.images.root(ctx, spec.Rootfs)
 		if err != nil {

@@ -299,6 +299,7 @@ func (rt *Runtime) Restore(ctx context.Context, img runner.Snapshot) (_ runner.S
 	})
 	if err != nil {
 		_ = os.RemoveAll(bundle)
+		_ = rt.dropNet(id)
 		return nil, err
 	}
 	defer func() {
@@ -353,7 +354,7 @@ func (rt *Runtime) snapshotInput(ctx context.Context, spec runner.Spec) (snapsho
 		imgs = []string{root.Superblock, rt.images.agent.Superblock}
 	}
 	spec.Labels, spec.Background = nil, false
-	opts := CreateOpts{OverlaySize: ocispec.WithDefaults(spec.Limits).DiskBytes}
+	opts := CreateOpts{OverlaySize: ocispec.WithDefaults(spec.Limits).DiskBytes, Network: networkMode(spec)}
 	return snapshotInput{
 		Format:   snapshotFormat,
 		Spec:     ocispec.Render("pd-0000000000000000", spec, "/agent"),
