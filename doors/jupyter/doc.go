@@ -8,7 +8,9 @@
 // A kernel is a Paddock session of its tenant: every call goes through
 // core.Service, which owns tenancy, auth, limits, validation and history.
 // The door only translates. An open kernel WebSocket holds one of its
-// tenant's connections (core's HoldConnection) until it closes.
+// tenant's connections (core's HoldConnection) until it closes. It
+// holds nothing of the session's sandbox, so the session may hibernate
+// under an open socket (idle or paused) and the next cell wakes it.
 // It imports core, runner and gin, never api, cmd, kernels, pool or
 // another door.
 package jupyterdoor
