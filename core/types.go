@@ -44,4 +44,11 @@ const (
 	SessionIdle = kernels.StateIdle
 	SessionBusy = kernels.StateBusy
 	SessionLost = kernels.StateLost
+	// SessionHibernated is a session saved to disk, its sandbox freed: the
+	// next call that needs its kernel, or ResumeSession, wakes it.
+	SessionHibernated = kernels.StateHibernated
 )
+
+// Wake says whether ResumeSession had to wake the session, and how long
+// that took.
+type Wake = kernels.Wake
