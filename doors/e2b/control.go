@@ -58,9 +58,16 @@ type createRequest struct {
 	EnvVars             map[string]string `json:"envVars"`
 	AllowInternetAccess *bool             `json:"allow_internet_access"`
 	AutoPause           *bool             `json:"autoPause"`
+	AutoResume          *autoResumeConfig `json:"autoResume"`
 	MCP                 json.RawMessage   `json:"mcp"`
 	Network             json.RawMessage   `json:"network"`
 	VolumeMounts        json.RawMessage   `json:"volumeMounts"`
+}
+
+// autoResumeConfig is the create body's autoResume: the SDK sends
+// {"enabled": bool} when lifecycle.autoResume is set.
+type autoResumeConfig struct {
+	Enabled bool `json:"enabled"`
 }
 
 // sandboxAnswer is the create and connect answer.
@@ -90,6 +97,14 @@ type sandboxDetail struct {
 	EnvdVersion string            `json:"envdVersion"`
 	Metadata    map[string]string `json:"metadata"`
 	Domain      *string           `json:"domain"`
+	Lifecycle   lifecycle         `json:"lifecycle"`
+}
+
+// lifecycle is what the sandbox does at its timeout ("kill" or "pause")
+// and whether a call on it paused wakes it.
+type lifecycle struct {
+	OnTimeout  string `json:"onTimeout"`
+	AutoResume bool   `json:"autoResume"`
 }
 
 const clientID = "paddock"
@@ -132,6 +147,7 @@ func (d *door) create(c *gin.Context) {
 		diskMB:       t.Limits.DiskMB,
 		envdToken:    newToken(),
 		trafficToken: newToken(),
+		autoResume:   req.AutoResume != nil && req.AutoResume.Enabled,
 		timeout:      ttl,
 		contexts:     []codeContext{{ID: s.ID, Language: lang, Cwd: homeDir}},
 		defaults:     map[string]string{lang: s.ID},
@@ -150,7 +166,7 @@ func checkCreate(req *createRequest) (time.Duration, error) {
 	case req.AllowInternetAccess != nil && *req.AllowInternetAccess:
 		return 0, invalid("allow_internet_access: Paddock sandboxes have no network")
 	case req.AutoPause != nil && *req.AutoPause:
-		return 0, invalid("autoPause: Paddock cannot pause a sandbox; it is killed at its timeout")
+		return 0, invalid("autoPause (lifecycle.onTimeout 'pause'): Paddock kills a sandbox at its timeout; pause it with sandbox.pause()")
 	case len(req.MCP) > 0 && string(req.MCP) != "null":
 		return 0, invalid("mcp: Paddock sandboxes run no MCP gateway")
 	case len(req.VolumeMounts) > 0 && string(req.VolumeMounts) != "null":
@@ -208,12 +224,13 @@ func detailOf(sb *sandbox, s core.Session) sandboxDetail {
 		ClientID:    clientID,
 		StartedAt:   sb.started.UTC(),
 		EndAt:       s.ExpiresAt.UTC(),
-		State:       "running",
+		State:       stateOf(s),
 		CPUCount:    sb.cpus,
 		MemoryMB:    sb.memoryMB,
 		DiskSizeMB:  sb.diskMB,
 		EnvdVersion: EnvdVersion,
 		Metadata:    md,
+		Lifecycle:   lifecycle{OnTimeout: "kill", AutoResume: sb.autoResume},
 	}
 }
 
@@ -290,33 +307,6 @@ func (d *door) retime(sb *sandbox, ttl time.Duration) error {
 	sb.mu.Unlock()
 	d.touch(sb, sb.id)
 	return nil
-}
-
-// connect is Sandbox.connect: the owner's running sandbox, its timeout
-// renewed, with its access tokens. Paddock never pauses, so there is
-// nothing to resume.
-func (d *door) connect(c *gin.Context) {
-	var req timeoutRequest
-	if err := d.readJSON(c, &req); err != nil {
-		fail(c, err)
-		return
-	}
-	sb, _, err := d.owned(c.Request.Context(), callerOf(c), c.Param("id"))
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if req.Timeout != nil {
-		ttl, err := timeoutOf(*req.Timeout)
-		if err == nil {
-			err = d.retime(sb, ttl)
-		}
-		if err != nil {
-			fail(c, err)
-			return
-		}
-	}
-	c.JSON(http.StatusOK, answerOf(sb))
 }
 
 // readJSON decodes a bounded JSON body into v; an empty body is {}.

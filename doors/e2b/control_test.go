@@ -57,7 +57,7 @@ func TestCreateRefusals(t *testing.T) {
 		{"timeout past the core's", "alice", map[string]any{"timeout": 7200}, 400, "ttl_s must be at most 3600"},
 		{"internet", "alice", map[string]any{"allow_internet_access": true}, 400, "allow_internet_access: Paddock sandboxes have no network"},
 		{"mcp", "alice", map[string]any{"mcp": map[string]any{"x": 1}}, 400, "mcp: Paddock sandboxes run no MCP gateway"},
-		{"auto pause", "alice", map[string]any{"autoPause": true}, 400, "autoPause: Paddock cannot pause a sandbox; it is killed at its timeout"},
+		{"auto pause", "alice", map[string]any{"autoPause": true}, 400, "autoPause (lifecycle.onTimeout 'pause'): Paddock kills a sandbox at its timeout; pause it with sandbox.pause()"},
 		{"too much metadata", "alice", map[string]any{"metadata": manyKeys(65)}, 400, "metadata: at most 64 entries, got 65"},
 		{"env key the core refuses", "alice", map[string]any{"envVars": map[string]string{"A=B": "1"}}, 400,
 			`env key "A=B" must not contain '='`},
@@ -264,9 +264,9 @@ func TestEndedSessionEndsSandbox(t *testing.T) {
 func TestNotServedAndRateLimit(t *testing.T) {
 	td := newTestDoor(t, Config{})
 	td.create("alice", nil)
-	a := td.do("POST", "/sandboxes/s01/pause", nil, key("alice"))
-	if a.code != 501 || string(a.body) != `{"code":501,"message":"pausing a sandbox is not supported by Paddock's E2B door"}` {
-		t.Fatalf("pause: HTTP %d %s", a.code, a.body)
+	a := td.do("GET", "/sandboxes/s01/metrics", nil, key("alice"))
+	if a.code != 501 || string(a.body) != `{"code":501,"message":"sandbox metrics is not supported by Paddock's E2B door"}` {
+		t.Fatalf("metrics: HTTP %d %s", a.code, a.body)
 	}
 	td.core.AdmitErr = &core429
 	a = td.do("GET", "/sandboxes/s01", nil, key("alice"))

@@ -1,5 +1,6 @@
 // Package e2bdoor is Paddock's E2B-compatible door: the control plane
-// (create, get, list, kill, set timeout), the code interpreter (port
+// (create, get, list, kill, set timeout; pause, connect and fork through
+// the core's session hibernation), the code interpreter (port
 // 49999: /execute as NDJSON, contexts) and envd (port 49983: Connect RPC
 // with the JSON codec for processes and the filesystem, REST /files and
 // /health), so that the e2b and @e2b/code-interpreter SDKs work unchanged

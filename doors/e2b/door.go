@@ -96,8 +96,9 @@ func (d *door) routes(r *gin.Engine) {
 	api.DELETE("/sandboxes/:id", d.kill)
 	api.POST("/sandboxes/:id/timeout", d.setTimeout)
 	api.POST("/v2/sandboxes/:id/connect", d.connect)
-	api.POST("/sandboxes/:id/pause", d.notServed("pausing a sandbox"))
-	api.POST("/sandboxes/:id/resume", d.notServed("resuming a sandbox"))
+	api.POST("/sandboxes/:id/pause", d.pause)
+	api.POST("/sandboxes/:id/resume", d.resume)
+	api.POST("/sandboxes/:id/fork", d.fork)
 	api.GET("/sandboxes/:id/metrics", d.notServed("sandbox metrics"))
 
 	ci := r.Group("", d.bind(PortInterpreter, fail))
@@ -181,8 +182,13 @@ func (d *door) bind(port string, failWith func(*gin.Context, error)) gin.Handler
 			failWith(c, err)
 			return
 		}
-		if _, ok := d.alive(c.Request.Context(), sb); !ok {
+		s, ok := d.alive(c.Request.Context(), sb)
+		if !ok {
 			failWith(c, sandboxNotFound(id))
+			return
+		}
+		if err := refusePaused(sb, s, c.Request.URL.Path); err != nil {
+			failWith(c, err)
 			return
 		}
 		c.Set(keySandbox, sb)

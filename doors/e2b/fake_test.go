@@ -31,6 +31,12 @@ type fakeCore struct {
 	AdmitErr error
 	// BeforeCreate, when set, runs as CreateSession begins.
 	BeforeCreate func()
+	// NoHibernation makes pause, resume and fork answer hibernation_off;
+	// PauseErr, when set, is every pause's answer.
+	NoHibernation bool
+	PauseErr      error
+	// wakes counts the hibernated sessions woken, by resume or a call.
+	wakes int
 }
 
 type fakeSession struct {
@@ -194,7 +200,7 @@ func (f *fakeCore) SetSessionTTL(c core.Caller, id string, ttl time.Duration) (c
 
 func (f *fakeCore) Execute(_ context.Context, c core.Caller, id string, in core.ExecuteInput, events func(runner.Event)) (kernels.Execution, error) {
 	f.mu.Lock()
-	_, err := f.lookup(c, id)
+	_, err := f.lookupAwake(c, id)
 	fn := f.ExecuteFunc
 	f.mu.Unlock()
 	if err != nil {

@@ -35,7 +35,8 @@ func (d *door) listed(c *gin.Context) []sandboxDetail {
 }
 
 // listV1 is the older GET /sandboxes: every running sandbox of the
-// caller, filtered by metadata.
+// caller (paused ones are left out, as E2B's v1 list does), filtered by
+// metadata.
 func (d *door) listV1(c *gin.Context) {
 	want, err := metadataFilter(c.Query("metadata"))
 	if err != nil {
@@ -44,7 +45,7 @@ func (d *door) listV1(c *gin.Context) {
 	}
 	out := []sandboxDetail{}
 	for _, s := range d.listed(c) {
-		if matches(s.Metadata, want) {
+		if s.State == stateRunning && matches(s.Metadata, want) {
 			out = append(out, s)
 		}
 	}
@@ -53,8 +54,9 @@ func (d *door) listV1(c *gin.Context) {
 
 // listV2 is GET /v2/sandboxes?state=&metadata=&limit=&nextToken=: a page
 // of the caller's sandboxes, X-Next-Token naming where the next page
-// starts and X-Total-Running counting every match. Paddock's sandboxes
-// are all running: asking only for paused ones finds none.
+// starts and X-Total-Running counting every match. state is running,
+// paused or both (comma-separated or repeated); without it both are
+// listed, as the SDK's default asks.
 func (d *door) listV2(c *gin.Context) {
 	want, err := metadataFilter(c.Query("metadata"))
 	if err != nil {
@@ -71,29 +73,16 @@ func (d *door) listV2(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	running := true
-	if states := c.QueryArray("state"); len(states) > 0 {
-		running = false
-		for _, st := range states {
-			for _, s := range strings.Split(st, ",") {
-				switch s {
-				case "running":
-					running = true
-				case "paused":
-				default:
-					fail(c, invalid(fmt.Sprintf("state %q: give running or paused", s)))
-					return
-				}
-			}
-		}
+	states, err := stateFilter(c.QueryArray("state"))
+	if err != nil {
+		fail(c, err)
+		return
 	}
 	tmpl := c.Query("template")
 	all := []sandboxDetail{}
-	if running {
-		for _, s := range d.listed(c) {
-			if matches(s.Metadata, want) && (tmpl == "" || tmpl == s.TemplateID || tmpl == s.Alias) {
-				all = append(all, s)
-			}
+	for _, s := range d.listed(c) {
+		if states[s.State] && matches(s.Metadata, want) && (tmpl == "" || tmpl == s.TemplateID || tmpl == s.Alias) {
+			all = append(all, s)
 		}
 	}
 	c.Header("X-Total-Running", strconv.Itoa(len(all)))
@@ -109,6 +98,24 @@ func (d *door) listV2(c *gin.Context) {
 		page = append(page, s)
 	}
 	c.JSON(http.StatusOK, page)
+}
+
+// stateFilter parses the state query: running, paused, or both when
+// none is given.
+func stateFilter(q []string) (map[string]bool, error) {
+	if len(q) == 0 {
+		return map[string]bool{stateRunning: true, statePaused: true}, nil
+	}
+	out := map[string]bool{}
+	for _, st := range q {
+		for _, s := range strings.Split(st, ",") {
+			if s != stateRunning && s != statePaused {
+				return nil, invalid(fmt.Sprintf("state %q: give running or paused", s))
+			}
+			out[s] = true
+		}
+	}
+	return out, nil
 }
 
 // cursorOf orders sandboxes as listed does: start time, then id.

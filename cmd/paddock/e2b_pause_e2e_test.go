@@ -1,0 +1,46 @@
+package main
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// TestE2BSDKPause drives the real SDK (doors/clients/e2b_pause.mjs) through
+// pause, list by state, connect and fork on a real Paddock on gVisor with
+// hibernation on (the state dir's hibernate/): pause() is true then false,
+// the paused sandbox lists as paused, refuses calls (it has no
+// autoResume) without waking, and Sandbox.connect wakes it with its
+// variable, its file and its execution count; two forks each go on from
+// the parent's state.
+func TestE2BSDKPause(t *testing.T) {
+	e := newE2EWith(t)
+	got := nodeScript(t, "e2b_pause.mjs", "E2B_API_URL="+e.srv.URL, "E2B_SANDBOX_URL="+e.srv.URL, "E2B_API_KEY=unused")
+	want := `{
+		"before": {"count": 1, "error": null},
+		"pause": {"paused": true, "again": false, "unknown": "SandboxNotFoundError"},
+		"whilePaused": {"state": "paused", "onTimeout": "kill", "listedPaused": true, "listedRunning": true, "listedBoth": true,
+			"isRunning": false, "runCode": "SandboxError", "command": "SandboxError", "stillPaused": "paused"},
+		"connect": {"text": "42", "count": 2, "file": "kept", "state": "running", "timeout": true, "runningAgain": true},
+		"fork": {"forks": [{"text": "43", "count": 3, "own": true}, {"text": "43", "count": 3, "own": true}], "parent": "41", "distinct": 2},
+		"autoPause": "SandboxError",
+		"kill": {"pausedKilled": true, "connectAfter": "SandboxNotFoundError"}
+	}`
+	var g, w map[string]any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("script printed %s: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	for k := range w {
+		if !reflect.DeepEqual(g[k], w[k]) {
+			gj, _ := json.Marshal(g[k])
+			wj, _ := json.Marshal(w[k])
+			t.Errorf("%s: got %s\n\twant %s", k, gj, wj)
+		}
+	}
+	if left := e.st.Kernels.ListAll(); len(left) != 0 {
+		t.Errorf("sessions left after kill: %+v", left)
+	}
+}
