@@ -26,6 +26,11 @@ type SessionInput struct {
 	Env map[string]string
 	// Limits replace the template's resource limits field by field.
 	Limits Limits
+	// HibernateAtExpiry hibernates the session when its TTL runs out,
+	// rather than ending it (E2B's pause on timeout); it then ends at its
+	// maximum lifetime unless a call or ResumeSession wakes it. It needs
+	// hibernation on (hibernation_off otherwise).
+	HibernateAtExpiry bool
 }
 
 // Session describes a session to its owner.
@@ -96,6 +101,7 @@ func (s *Service) createOptions(in SessionInput) (kernels.CreateOptions, error) 
 	if out.Env, err = checkEnv(in.Env); err != nil {
 		return out, err
 	}
+	out.HibernateAtExpiry = in.HibernateAtExpiry
 	return out, nil
 }
 
@@ -235,10 +241,10 @@ func (s *Service) PauseSession(ctx context.Context, c Caller, id string) (_ Sess
 
 // ResumeSession wakes the caller's session id if it is hibernated, and
 // says whether it was and how long waking took.
-func (s *Service) ResumeSession(ctx context.Context, c Caller, id string) (_ Session, _ kernels.Wake, err error) {
+func (s *Service) ResumeSession(ctx context.Context, c Caller, id string) (_ Session, _ Wake, err error) {
 	defer func() { s.metrics.done(c.Door, "resume_session", err) }()
 	if err := s.sessionsFor(c); err != nil {
-		return Session{}, kernels.Wake{}, err
+		return Session{}, Wake{}, err
 	}
 	info, w, err := s.kernels.Resume(ctx, c.Tenant, id)
 	if err != nil {

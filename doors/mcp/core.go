@@ -5,7 +5,6 @@ import (
 	"net/netip"
 
 	"github.com/paddock-dev/paddock/core"
-	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -28,7 +27,7 @@ type Core interface {
 	ListFiles(ctx context.Context, c core.Caller, id, dir string) ([]runner.FileInfo, error)
 
 	PauseSession(ctx context.Context, c core.Caller, id string) (core.Session, error)
-	ResumeSession(ctx context.Context, c core.Caller, id string) (core.Session, kernels.Wake, error)
+	ResumeSession(ctx context.Context, c core.Caller, id string) (core.Session, core.Wake, error)
 	ForkSession(ctx context.Context, c core.Caller, id string, count int) ([]core.Session, error)
 }
 

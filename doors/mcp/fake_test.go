@@ -179,16 +179,16 @@ func (f *fakeCore) PauseSession(_ context.Context, c core.Caller, id string) (co
 	return f.ownedLocked(c, id)
 }
 
-func (f *fakeCore) ResumeSession(_ context.Context, c core.Caller, id string) (core.Session, kernels.Wake, error) {
+func (f *fakeCore) ResumeSession(_ context.Context, c core.Caller, id string) (core.Session, core.Wake, error) {
 	f.saw(c)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, err := f.ownedLocked(c, id); err != nil {
-		return core.Session{}, kernels.Wake{}, err
+		return core.Session{}, core.Wake{}, err
 	}
-	var w kernels.Wake
+	var w core.Wake
 	if f.asleep[id] {
-		w = kernels.Wake{Resumed: true, Took: 1250 * time.Microsecond}
+		w = core.Wake{Resumed: true, Took: 1250 * time.Microsecond}
 		delete(f.asleep, id)
 	}
 	s, err := f.ownedLocked(c, id)

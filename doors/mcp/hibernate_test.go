@@ -126,7 +126,7 @@ func TestHibernationToolErrors(t *testing.T) {
 func TestExecuteSaysResumed(t *testing.T) {
 	f := &fakeCore{execute: func(string, core.ExecuteInput, func(runner.Event)) (kernels.Execution, error) {
 		return kernels.Execution{ExecuteResult: runner.ExecuteResult{ExecutionCount: 2, Status: "ok", Reason: runner.ReasonOK},
-			Wake: kernels.Wake{Resumed: true, Took: 812500 * time.Microsecond}}, nil
+			Wake: core.Wake{Resumed: true, Took: 812500 * time.Microsecond}}, nil
 	}}
 	cs := connect(t, serve(t, f, Options{}), "")
 	res := call(t, cs, "execute", map[string]any{"session_id": "s0", "code": "x + 1"})
