@@ -18,6 +18,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/chart"
 	"github.com/paddock-dev/paddock/benchmarks/internal/doors"
+	"github.com/paddock-dev/paddock/benchmarks/internal/hibernate"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
 	"github.com/paddock-dev/paddock/benchmarks/internal/memory"
@@ -87,6 +88,10 @@ func main() {
 	flag.IntVar(&o.HistoryClients, "history-clients", 4, "closed-loop clients of the history phase's throughput part")
 	flag.DurationVar(&o.HistoryDuration, "history-duration", 30*time.Second, "closed-loop time per server in the history phase, in two alternating turns (0: no throughput part)")
 	flag.BoolVar(&o.HistoryOnly, "history-only", false, "run only the history phase")
+	flag.IntVar(&o.HibernateN, "hibernate", 20, "session hibernation rounds per template (python, node), idle and beside a busy session: pause, resume, first cell, pause, a cell that wakes it (0: skip the phase)")
+	flag.IntVar(&o.HibernateCold, "hibernate-cold", 5, "cold session starts (no pool, no snapshots) per template in the hibernation phase, taken in turns with its idle rounds: the resume's baseline")
+	flag.IntVar(&o.HibernateSessions, "hibernate-sessions", 50, "python sessions the hibernation phase opens at once, reads live, then hibernates all (about 80 MiB of memory, then 65 MiB of disk, each; raise it to measure closer to the machine's ceiling; 0: none)")
+	flag.BoolVar(&o.HibernateOnly, "hibernate-only", false, "run only the hibernation phase")
 	flag.StringVar(&o.JSONOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
 	flag.StringVar(&o.CSVOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
 	flag.StringVar(&o.PNGOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")
@@ -192,7 +197,7 @@ func run(ctx context.Context, o bench.Options) error {
 	// Each --X-only flag names the phases it keeps by their titles'
 	// beginnings; with any of them set, only those phases run.
 	var only []string
-	for on, prefix := range map[*bool]string{&o.JupyterOnly: "Jupyter", &o.SteadyOnly: "steady", &o.SlimOnly: "python-slim", &o.CPUOnly: "CPU", &o.SessionStartOnly: sessions.StartTitle, &o.MemoryOnly: "memory", &o.HistoryOnly: historyTitle} {
+	for on, prefix := range map[*bool]string{&o.JupyterOnly: "Jupyter", &o.SteadyOnly: "steady", &o.SlimOnly: "python-slim", &o.CPUOnly: "CPU", &o.SessionStartOnly: sessions.StartTitle, &o.MemoryOnly: "memory", &o.HistoryOnly: historyTitle, &o.HibernateOnly: hibernate.Title} {
 		if *on {
 			only = append(only, prefix)
 		}
@@ -262,6 +267,9 @@ func run(ctx context.Context, o bench.Options) error {
 	}
 	if o.HistoryN > 0 {
 		phase(historyTitle, func() error { return historyPhase(ctx, o, &rep) })
+	}
+	if o.HibernateN > 0 {
+		phase(hibernate.Title, func() error { return hibernate.Phase(ctx, o, cg, &rep) })
 	}
 	if o.JupyterN > 0 {
 		phase("Jupyter cell round trips: Paddock's Jupyter door, then native Jupyter Server + ipykernel, stock and with TCP_NODELAY", func() error { return doors.JupyterPhase(ctx, o, &rep) })

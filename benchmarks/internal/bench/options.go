@@ -72,5 +72,13 @@ type Options struct {
 	HistoryDuration time.Duration // closed-loop time per server (0: no throughput part)
 	HistoryOnly     bool          // run only this phase
 
+	// Session hibernation (internal/hibernate): pause and resume rounds
+	// per template, cold session starts beside them, and the sessions
+	// one machine holds live and hibernated.
+	HibernateN        int  // rounds per template and condition (0: skip the phase)
+	HibernateCold     int  // cold session starts per template, in turns with the rounds
+	HibernateSessions int  // sessions opened at once for the capacity part (0: none)
+	HibernateOnly     bool // run only this phase
+
 	Flags map[string]any // every flag's value, for the JSON
 }

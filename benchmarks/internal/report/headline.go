@@ -129,6 +129,7 @@ func headlines(rows []stats.Row, tps []Throughput, mems []MemRow, natives []Nati
 	}
 	out = append(out, e2bHeadlines(rows)...)
 	out = append(out, historyHeadlines(rows, tps)...)
+	out = append(out, hibernateHeadlines(rows)...)
 	return append(out, runcHeadlines(rows, tps, mems)...)
 }
 

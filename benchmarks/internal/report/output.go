@@ -91,6 +91,10 @@ type jsonReport struct {
 	NativeRSS []NativeRSS `json:"native_rss,omitempty"`
 	// Store are the history phase's servers' store counters.
 	Store []StoreMetrics `json:"server_store_metrics,omitempty"`
+	// Hibernation and Capacity are the hibernation phase's images and
+	// sessions held at once.
+	Hibernation []Hibernation `json:"hibernation,omitempty"`
+	Capacity    []Capacity    `json:"session_capacity,omitempty"`
 }
 
 // WriteJSON writes the whole report with every raw sample.
@@ -98,7 +102,7 @@ func WriteJSON(w io.Writer, rep Report, started time.Time, opts map[string]any) 
 	out := jsonReport{Started: started.UTC(), Options: opts, MemoryNote: rep.MemoryNote,
 		Latency: []jsonRow{}, Throughput: []jsonThroughput{}, Memory: []jsonMemory{},
 		Headline: append(headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS), storeHeadlines(rep.Store)...), Store: rep.Store, NativeRSS: rep.NativeRSS, ServerMetrics: rep.ServerMetrics, Doors: jsonDoors(rep.Doors),
-		Steady: jsonSteady(rep.Steady)}
+		Steady: jsonSteady(rep.Steady), Hibernation: rep.Hibernation, Capacity: rep.Capacity}
 	for _, r := range rep.Rows {
 		c := r.Counted()
 		jr := jsonRow{Lang: r.Lang, Probe: r.Probe, Mode: r.Mode, N: len(c), P50MS: stats.MS(r.P50()), MaxMS: stats.MS(stats.Percentile(c, 1)),

@@ -30,6 +30,10 @@ type Report struct {
 	NativeRSS []NativeRSS
 	// Store are the history phase's servers' paddock_store_* counters.
 	Store []StoreMetrics
+	// Hibernation and Capacity are the hibernation phase's image sizes
+	// and server resume times, and its sessions held at once.
+	Hibernation []Hibernation
+	Capacity    []Capacity
 }
 
 // Print writes the tables and the headline ratios.
@@ -54,6 +58,10 @@ func (rep Report) Print(w io.Writer) {
 	if len(rep.Store) > 0 {
 		fmt.Fprintln(w, "\n== the history store's own counters (history on against off) ==")
 		PrintStore(w, rep.Store)
+	}
+	if len(rep.Hibernation) > 0 || len(rep.Capacity) > 0 {
+		fmt.Fprintln(w, "\n== session hibernation: disk per image, server resume time, sessions one machine holds ==")
+		PrintHibernation(w, rep.Hibernation, rep.Capacity)
 	}
 	fmt.Fprintln(w, "\n== headline (targets from docs/architecture.md; ratios against the template's own interpreter, unsandboxed) ==")
 	for _, h := range append(headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS), storeHeadlines(rep.Store)...) {
