@@ -199,3 +199,8 @@ func (s *Conn) Destroy(ctx context.Context) error {
 func (c *Conn) EgressListener() net.Listener { return c.hooks.Egress }
 
 var _ runner.Egress = (*Conn)(nil)
+
+// ExpectEnd says that the sandbox is about to stop on purpose (a
+// checkpoint that stops it), so that its kernel's end is no loss to warn
+// of; false takes that back when it did not stop.
+func (c *Conn) ExpectEnd(on bool) { c.destroying.Store(on) }

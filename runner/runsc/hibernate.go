@@ -16,7 +16,16 @@ var _ runner.Hibernator = (*Runtime)(nil)
 // are made 0600) and stops it. Pages the sandbox committed but never
 // wrote are left out of the image.
 func (rt *Runtime) Hibernate(ctx context.Context, sb runner.Sandbox, dir string) error {
-	return rt.checkpoint(ctx, sb, dir, false)
+	// The kernel's end, when the checkpoint stops the sandbox, is planned.
+	c, _ := sb.(interface{ ExpectEnd(bool) })
+	if c != nil {
+		c.ExpectEnd(true)
+	}
+	err := rt.checkpoint(ctx, sb, dir, false)
+	if err != nil && c != nil {
+		c.ExpectEnd(false)
+	}
+	return err
 }
 
 // Keep checkpoints sb into dir as Hibernate does, and leaves it running.
