@@ -53,6 +53,8 @@ type record struct {
 	SleptAt     time.Time          `json:"slept_at,omitzero"`
 	Lost        string             `json:"lost,omitempty"`
 	Checkpoints []checkpointRecord `json:"checkpoints,omitempty"`
+	// SleepAtExpiry: the session hibernates at its idle TTL.
+	SleepAtExpiry bool `json:"sleep_at_expiry,omitempty"`
 }
 
 type checkpointRecord struct {
@@ -63,7 +65,8 @@ type checkpointRecord struct {
 // recordLocked is s's catalog document as it stands.
 func (m *Manager) recordLocked(s *session) record {
 	r := record{ID: s.id, Owner: s.owner, Template: s.template, Created: s.created, LastUsed: s.lastUsed,
-		TTL: s.ttl, Env: s.env, Limits: s.limits, Count: s.count, Restarts: s.restarts, Sleeps: s.sleeps}
+		TTL: s.ttl, Env: s.env, Limits: s.limits, Count: s.count, Restarts: s.restarts, Sleeps: s.sleeps,
+		SleepAtExpiry: s.sleepAtExpiry}
 	if s.asleep {
 		r.Image, r.ImageBytes, r.SleptAt = filepath.Base(s.image), s.imageBytes, s.sleptAt
 	}
@@ -150,7 +153,7 @@ func (m *Manager) adopt(ctx context.Context) (map[string]bool, error) {
 func (m *Manager) adoptOne(r record, keep map[string]bool) *session {
 	s := &session{id: r.ID, owner: r.Owner, template: r.Template, created: r.Created, lastUsed: r.LastUsed,
 		ttl: r.TTL, env: r.Env, limits: r.Limits, count: r.Count, restarts: r.Restarts, sleeps: r.Sleeps,
-		ended: make(chan struct{}), cur: &lease{sb: goneSandbox{}}}
+		sleepAtExpiry: r.SleepAtExpiry, ended: make(chan struct{}), cur: &lease{sb: goneSandbox{}}}
 	s.cur.releaseOnce.Do(func() {}) // nothing to give back
 	why := r.Lost
 	switch {

@@ -28,6 +28,12 @@ type CreateOptions struct {
 	// started for it. The caller checks them against the server's range
 	// (policy).
 	Limits runner.Limits
+	// HibernateAtExpiry makes the session hibernate when its idle TTL
+	// runs out, where it would end (E2B's pause on timeout): asleep, it
+	// ends only at MaxLifetime, and its next call or Resume wakes it with
+	// its TTL counted from then. It needs hibernation on
+	// (ErrHibernationOff). Should saving it fail, it ends as expired.
+	HibernateAtExpiry bool
 }
 
 // Create leases a sandbox of o.Template, opens a kernel on it and returns
@@ -82,6 +88,8 @@ func (m *Manager) checkCreate(o CreateOptions) (time.Duration, error) {
 		return 0, invalidf("a template is required")
 	case !slices.Contains(m.pool.Templates(), o.Template):
 		return 0, invalidf("unknown template %q", o.Template)
+	case o.HibernateAtExpiry && !m.Hibernation():
+		return 0, fmt.Errorf("a session that hibernates at its expiry: %w", ErrHibernationOff)
 	}
 	if err := policy.OptionalDuration("ttl", o.TTL, time.Millisecond, m.cfg.MaxTTL, m.cfg.DefaultTTL); err != nil {
 		return 0, invalid(err)
@@ -180,16 +188,17 @@ func (m *Manager) premade(template string, env map[string]string, opts pool.RunO
 func (m *Manager) newSession(owner string, o CreateOptions, ttl time.Duration, l *lease) *session {
 	now := m.cfg.Now()
 	return &session{
-		id:       newID(),
-		owner:    owner,
-		template: o.Template,
-		env:      o.Env,
-		limits:   o.Limits,
-		cur:      l,
-		created:  now,
-		ttl:      ttl,
-		ended:    make(chan struct{}),
-		lastUsed: now,
+		id:            newID(),
+		owner:         owner,
+		template:      o.Template,
+		env:           o.Env,
+		limits:        o.Limits,
+		cur:           l,
+		created:       now,
+		ttl:           ttl,
+		sleepAtExpiry: o.HibernateAtExpiry,
+		ended:         make(chan struct{}),
+		lastUsed:      now,
 	}
 }
 

@@ -126,7 +126,8 @@ func (m *Manager) child(ctx context.Context, parent *session, dir string, count 
 		return nil, err
 	}
 	l.opening.Kernel = time.Since(begin) - l.opening.Acquire
-	c := m.newSession(parent.owner, CreateOptions{Template: parent.template, Env: parent.env, Limits: parent.limits}, parent.ttl, l)
+	c := m.newSession(parent.owner, CreateOptions{Template: parent.template, Env: parent.env, Limits: parent.limits,
+		HibernateAtExpiry: parent.sleepAtExpiry}, parent.ttl, l)
 	c.count = count
 	m.sessions[c.id] = c
 	m.mu.Unlock()

@@ -309,17 +309,23 @@ func (m *Manager) dropImage(s *session) {
 }
 
 // hibernateIdle hibernates, one at a time, the sessions idle for at least
-// HibernateAfter: no call in progress or waiting, no command running.
+// HibernateAfter, and those past their idle TTL that hibernate at their
+// expiry: no call in progress or waiting, no command running.
 func (m *Manager) hibernateIdle() int {
-	if m.cfg.HibernateAfter <= 0 || !m.Hibernation() {
+	if !m.Hibernation() {
 		return 0
 	}
 	m.mu.Lock()
 	now := m.cfg.Now()
 	var idle []*session
+	atExpiry := map[*session]bool{}
 	for _, s := range m.sessions {
+		due := m.cfg.HibernateAfter > 0 && now.Sub(s.lastUsed) >= m.cfg.HibernateAfter
+		if m.sleepsAtExpiryLocked(s, now) {
+			due, atExpiry[s] = true, true
+		}
 		if !s.held && s.active == 0 && s.commands == 0 && !s.asleep && !s.lost && !s.closed &&
-			now.Sub(s.lastUsed) >= m.cfg.HibernateAfter && !m.expiredLocked(s, now) && !isLost(s.cur.k) {
+			due && !m.expiredLocked(s, now) && !isLost(s.cur.k) {
 			s.held = true // the turn, as a call would take it
 			s.active++    // no expiry while it is saved
 			s.pausing = true
@@ -331,6 +337,10 @@ func (m *Manager) hibernateIdle() int {
 	for _, s := range idle {
 		if m.sleep(m.ctx, s) == nil {
 			n++
+		} else if atExpiry[s] {
+			m.mu.Lock()
+			s.sleepAtExpiry = false // it ends as expired at the next sweep
+			m.mu.Unlock()
 		}
 		m.mu.Lock()
 		s.active--

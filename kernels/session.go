@@ -90,6 +90,9 @@ type session struct {
 	idleDeaths int
 	lost       bool
 	lostWhy    string // why, for the client (Info.LostReason)
+	// sleepAtExpiry: the idle TTL hibernates the session rather than
+	// ends it (CreateOptions.HibernateAtExpiry); cleared if that fails.
+	sleepAtExpiry bool
 	// Hibernation (hibernate.go): asleep while the session's state is in
 	// the image at image (imageBytes on disk, saved at sleptAt) and its
 	// sandbox is gone; sleeps numbers its images.
@@ -118,17 +121,30 @@ type lease struct {
 func (s *session) markEnded() { s.endOnce.Do(func() { close(s.ended) }) }
 
 // expiresAtLocked is when s expires if left alone.
+// A session that hibernates at its expiry and sleeps waits for its
+// lifetime's end.
 func (m *Manager) expiresAtLocked(s *session) time.Time {
 	idle, life := s.lastUsed.Add(s.ttl), s.created.Add(m.cfg.MaxLifetime)
-	if life.Before(idle) {
+	if s.sleepAtExpiry && s.asleep || life.Before(idle) {
 		return life
 	}
 	return idle
 }
 
 // expiredLocked reports whether s is past its expiry and nothing uses it.
+// One that hibernates at its expiry is due to sleep (sleepsAtExpiryLocked)
+// there, not to end, until its lifetime's end.
 func (m *Manager) expiredLocked(s *session, now time.Time) bool {
+	if s.sleepAtExpiry && !s.asleep && !s.lost && now.Before(s.created.Add(m.cfg.MaxLifetime)) {
+		return false
+	}
 	return s.active == 0 && !now.Before(m.expiresAtLocked(s))
+}
+
+// sleepsAtExpiryLocked reports whether s is awake past its idle TTL and
+// hibernates then, rather than ends.
+func (m *Manager) sleepsAtExpiryLocked(s *session, now time.Time) bool {
+	return s.sleepAtExpiry && !s.asleep && !s.lost && !now.Before(s.lastUsed.Add(s.ttl))
 }
 
 func (m *Manager) infoLocked(s *session) Info {
