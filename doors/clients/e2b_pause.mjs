@@ -81,7 +81,35 @@ await step('fork', async () => {
   const parent = await sbx.runCode('x')
   return { forks: seen, parent: parent.text, distinct: new Set(killed.map((f) => f.sandboxId)).size }
 })
-await step('autoPause', async () => threw(() => Sandbox.create({ lifecycle: { onTimeout: 'pause' } })))
+// lifecycle.onTimeout 'pause': past its 2 s timeout each sandbox pauses
+// (at the server's next reaper pass) rather than dies; with autoResume a
+// call wakes it, without it the call is refused until Sandbox.connect.
+await step('autoPause', async () => {
+  const auto = await Sandbox.create({ timeoutMs: 2_000, lifecycle: { onTimeout: 'pause', autoResume: true } })
+  const manual = await Sandbox.create({ timeoutMs: 2_000, lifecycle: { onTimeout: 'pause' } })
+  killed.push(auto, manual)
+  await auto.runCode('y = 7')
+  await manual.runCode('z = 8')
+  const deadline = Date.now() + 120_000
+  let states = []
+  while (Date.now() < deadline) {
+    states = [(await auto.getInfo()).state, (await manual.getInfo()).state]
+    if (states.every((s) => s === 'paused')) break
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  const info = await auto.getInfo()
+  const woken = await auto.runCode('y + 1')
+  const refused = await threw(() => manual.runCode('z'))
+  const again = await Sandbox.connect(manual.sandboxId, { timeoutMs: 60_000 })
+  const resumed = await again.runCode('z + 1')
+  return {
+    paused: states,
+    lifecycle: info.lifecycle,
+    autoResumed: { text: woken.text, count: woken.executionCount },
+    refused,
+    connected: { text: resumed.text, count: resumed.executionCount },
+  }
+})
 await step('kill', async () => {
   const paused = await Sandbox.create({ timeoutMs: 300_000 })
   await paused.pause()

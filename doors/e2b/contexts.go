@@ -64,7 +64,8 @@ func (d *door) openContext(c *gin.Context, sb *sandbox, lang string) (codeContex
 		return codeContext{}, &core.Error{Kind: core.KindTooMany, Code: "too_many_contexts",
 			Message: fmt.Sprintf("a sandbox has at most %d contexts: delete one first", maxContexts)}
 	}
-	s, err := d.core.CreateSession(c.Request.Context(), sb.owner, core.SessionInput{Language: tmpl, TTL: ttl, Env: sb.env})
+	s, err := d.core.CreateSession(c.Request.Context(), sb.owner, core.SessionInput{Language: tmpl, TTL: ttl, Env: sb.env,
+		HibernateAtExpiry: sb.autoPause})
 	if err != nil {
 		return codeContext{}, err
 	}

@@ -58,6 +58,7 @@ type createRequest struct {
 	EnvVars             map[string]string `json:"envVars"`
 	AllowInternetAccess *bool             `json:"allow_internet_access"`
 	AutoPause           *bool             `json:"autoPause"`
+	AutoPauseMemory     *bool             `json:"autoPauseMemory"`
 	AutoResume          *autoResumeConfig `json:"autoResume"`
 	MCP                 json.RawMessage   `json:"mcp"`
 	Network             json.RawMessage   `json:"network"`
@@ -127,7 +128,9 @@ func (d *door) create(c *gin.Context) {
 	}
 	caller := callerOf(c)
 	d.prune(c.Request.Context())
-	s, err := d.core.CreateSession(c.Request.Context(), caller, core.SessionInput{Language: t.Language, Template: t.Name, TTL: ttl, Env: req.EnvVars})
+	autoPause := req.AutoPause != nil && *req.AutoPause
+	s, err := d.core.CreateSession(c.Request.Context(), caller, core.SessionInput{Language: t.Language, Template: t.Name,
+		TTL: ttl, Env: req.EnvVars, HibernateAtExpiry: autoPause})
 	if err != nil {
 		fail(c, err)
 		return
@@ -147,6 +150,7 @@ func (d *door) create(c *gin.Context) {
 		diskMB:       t.Limits.DiskMB,
 		envdToken:    newToken(),
 		trafficToken: newToken(),
+		autoPause:    autoPause,
 		autoResume:   req.AutoResume != nil && req.AutoResume.Enabled,
 		timeout:      ttl,
 		contexts:     []codeContext{{ID: s.ID, Language: lang, Cwd: homeDir}},
@@ -165,8 +169,8 @@ func checkCreate(req *createRequest) (time.Duration, error) {
 	switch {
 	case req.AllowInternetAccess != nil && *req.AllowInternetAccess:
 		return 0, invalid("allow_internet_access: Paddock sandboxes have no network")
-	case req.AutoPause != nil && *req.AutoPause:
-		return 0, invalid("autoPause (lifecycle.onTimeout 'pause'): Paddock kills a sandbox at its timeout; pause it with sandbox.pause()")
+	case req.AutoPauseMemory != nil && !*req.AutoPauseMemory:
+		return 0, invalid("autoPauseMemory: false (onTimeout keepMemory false) is not served: Paddock pauses a sandbox with its memory")
 	case len(req.MCP) > 0 && string(req.MCP) != "null":
 		return 0, invalid("mcp: Paddock sandboxes run no MCP gateway")
 	case len(req.VolumeMounts) > 0 && string(req.VolumeMounts) != "null":
@@ -230,8 +234,15 @@ func detailOf(sb *sandbox, s core.Session) sandboxDetail {
 		DiskSizeMB:  sb.diskMB,
 		EnvdVersion: EnvdVersion,
 		Metadata:    md,
-		Lifecycle:   lifecycle{OnTimeout: "kill", AutoResume: sb.autoResume},
+		Lifecycle:   lifecycle{OnTimeout: onTimeout(sb.autoPause), AutoResume: sb.autoResume},
 	}
+}
+
+func onTimeout(pause bool) string {
+	if pause {
+		return "pause"
+	}
+	return "kill"
 }
 
 func (d *door) get(c *gin.Context) {

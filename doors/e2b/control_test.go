@@ -57,7 +57,7 @@ func TestCreateRefusals(t *testing.T) {
 		{"timeout past the core's", "alice", map[string]any{"timeout": 7200}, 400, "ttl_s must be at most 3600"},
 		{"internet", "alice", map[string]any{"allow_internet_access": true}, 400, "allow_internet_access: Paddock sandboxes have no network"},
 		{"mcp", "alice", map[string]any{"mcp": map[string]any{"x": 1}}, 400, "mcp: Paddock sandboxes run no MCP gateway"},
-		{"auto pause", "alice", map[string]any{"autoPause": true}, 400, "autoPause (lifecycle.onTimeout 'pause'): Paddock kills a sandbox at its timeout; pause it with sandbox.pause()"},
+		{"auto pause without memory", "alice", map[string]any{"autoPause": true, "autoPauseMemory": false}, 400, "autoPauseMemory: false (onTimeout keepMemory false) is not served: Paddock pauses a sandbox with its memory"},
 		{"too much metadata", "alice", map[string]any{"metadata": manyKeys(65)}, 400, "metadata: at most 64 entries, got 65"},
 		{"env key the core refuses", "alice", map[string]any{"envVars": map[string]string{"A=B": "1"}}, 400,
 			`env key "A=B" must not contain '='`},

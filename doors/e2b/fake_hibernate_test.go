@@ -11,7 +11,7 @@ import (
 
 // The fake's hibernation, as the core's: a paused session is
 // StateHibernated until resumed or until a call that needs its kernel
-// (Execute here) wakes it.
+// (Execute here) wakes it; forks keep HibernateAtExpiry.
 
 var errHibernationOff = &core.Error{Kind: core.KindNotImplemented, Code: "hibernation_off", Message: "hibernation is off on this server"}
 
@@ -81,7 +81,7 @@ func (f *fakeCore) ForkSession(_ context.Context, c core.Caller, id string, coun
 		for k, v := range p.files {
 			files[k] = v
 		}
-		f.sessions[info.ID] = &fakeSession{info: info, language: p.language, env: p.env, files: files}
+		f.sessions[info.ID] = &fakeSession{info: info, language: p.language, env: p.env, files: files, sleepAtExpiry: p.sleepAtExpiry}
 		out = append(out, info)
 	}
 	return out, nil

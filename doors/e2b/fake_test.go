@@ -44,6 +44,8 @@ type fakeSession struct {
 	language string
 	env      map[string]string
 	files    map[string][]byte
+	// sleepAtExpiry is the create's HibernateAtExpiry.
+	sleepAtExpiry bool
 }
 
 func newFakeCore() *fakeCore {
@@ -106,6 +108,9 @@ func (f *fakeCore) CreateSession(_ context.Context, c core.Caller, in core.Sessi
 	if in.TTL > time.Hour {
 		return core.Session{}, &core.Error{Kind: core.KindInvalid, Code: "invalid_ttl", Message: "ttl_s must be at most 3600"}
 	}
+	if in.HibernateAtExpiry && f.NoHibernation {
+		return core.Session{}, errHibernationOff
+	}
 	for k := range in.Env {
 		if strings.Contains(k, "=") {
 			return core.Session{}, &core.Error{Kind: core.KindInvalid, Code: "invalid_request", Message: fmt.Sprintf("env key %q must not contain '='", k)}
@@ -121,7 +126,7 @@ func (f *fakeCore) CreateSession(_ context.Context, c core.Caller, in core.Sessi
 	}
 	s := core.Session{Info: kernels.Info{ID: fmt.Sprintf("s%02d", f.next), Owner: c.Tenant, Template: template,
 		CreatedAt: now, ExpiresAt: now.Add(in.TTL), TTL: in.TTL, State: kernels.StateIdle}, Language: in.Language}
-	f.sessions[s.ID] = &fakeSession{info: s, language: in.Language, env: in.Env, files: map[string][]byte{}}
+	f.sessions[s.ID] = &fakeSession{info: s, language: in.Language, env: in.Env, files: map[string][]byte{}, sleepAtExpiry: in.HibernateAtExpiry}
 	return s, nil
 }
 

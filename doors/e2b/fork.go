@@ -27,7 +27,7 @@ type forkResult struct {
 
 // fork is Sandbox.fork({count, timeoutMs}): count new sandboxes (1 by
 // default) from the exact state of the sandbox's main context, each with
-// its template, metadata, env and autoResume, and the given timeout or the
+// its template, metadata, env and lifecycle, and the given timeout or the
 // sandbox's own: 201 with one result per fork. Extra code contexts are
 // not forked. A fork that fails fails the request (no sandbox is left).
 func (d *door) fork(c *gin.Context) {
@@ -84,6 +84,7 @@ func (d *door) fork(c *gin.Context) {
 			diskMB:       sb.diskMB,
 			envdToken:    newToken(),
 			trafficToken: newToken(),
+			autoPause:    sb.autoPause,
 			autoResume:   sb.autoResume,
 			timeout:      s.TTL,
 			contexts:     []codeContext{{ID: s.ID, Language: lang, Cwd: homeDir}},

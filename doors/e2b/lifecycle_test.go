@@ -240,3 +240,34 @@ func TestFork(t *testing.T) {
 		t.Fatalf("a refused fork left sessions: %v", ids)
 	}
 }
+
+// lifecycle {onTimeout: 'pause'} arrives as autoPause: every session of
+// the sandbox (its extra contexts too) hibernates at its expiry, which
+// the core does; get reports the lifecycle, forks keep it.
+func TestAutoPause(t *testing.T) {
+	td := newTestDoor(t, Config{})
+	sa := td.create("alice", map[string]any{"autoPause": true, "autoResume": map[string]any{"enabled": true}})
+	td.do("POST", "/contexts", map[string]any{"language": "js"}, interp(sa)) // s02
+	plain := td.create("alice", nil)                                         // s03
+	a := td.do("POST", "/sandboxes/s01/fork", nil, key("alice"))             // s04
+	if a.code != http.StatusCreated {
+		t.Fatalf("fork: HTTP %d %s", a.code, a.body)
+	}
+	for id, want := range map[string]bool{"s01": true, "s02": true, plain.SandboxID: false, "s04": true} {
+		if got := td.core.sessions[id].sleepAtExpiry; got != want {
+			t.Errorf("%s: HibernateAtExpiry %v, want %v", id, got, want)
+		}
+	}
+	for id, want := range map[string]lifecycle{"s01": {"pause", true}, plain.SandboxID: {"kill", false}, "s04": {"pause", true}} {
+		var d sandboxDetail
+		td.do("GET", "/sandboxes/"+id, nil, key("alice")).json(t, &d)
+		if d.Lifecycle != want {
+			t.Errorf("%s: lifecycle %+v, want %+v", id, d.Lifecycle, want)
+		}
+	}
+	td.core.NoHibernation = true
+	a = td.do("POST", "/v2/sandboxes", map[string]any{"autoPause": true}, key("alice"))
+	if a.code != 501 || string(a.body) != `{"code":501,"message":"hibernation is off on this server"}` {
+		t.Fatalf("hibernation off: HTTP %d %s", a.code, a.body)
+	}
+}

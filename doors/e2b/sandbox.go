@@ -29,10 +29,11 @@ type sandbox struct {
 	cpus, memoryMB, diskMB int
 
 	envdToken, trafficToken string
-	// autoResume: an in-sandbox call on the paused sandbox wakes it (the
-	// core wakes a hibernated session on any call); without it the door
-	// refuses the call as E2B does.
-	autoResume bool
+	// autoPause: at its timeout the sandbox pauses, not dies (each of its
+	// sessions hibernates at its expiry). autoResume: an in-sandbox call on the paused sandbox
+	// wakes it (the core wakes a hibernated session on any call); without
+	// it the door refuses the call as E2B does.
+	autoPause, autoResume bool
 	// lifecycle serializes pause, resume and fork of the sandbox, so
 	// that of two pauses one finds it paused.
 	lifecycle sync.Mutex
