@@ -33,7 +33,8 @@ type importRule struct {
 // HTTP; only the doors (api, doors/*) and cmd import gin, and not api's
 // job store (api/jobs), which imports only the standard library;
 // a concrete runtime, runner/agentconn and rootfs are wired only by cmd
-// and benchmarks; the runnertest fake serves tests only.
+// and benchmarks; the runnertest fake serves tests only; egress imports
+// nothing of Paddock.
 func TestImportsPointDown(t *testing.T) {
 	rules := []importRule{
 		{dir: "runner", forbidden: []string{module + "/pool", module + "/kernels", module + "/core", module + "/api", module + "/doors", module + "/cmd"}},
@@ -58,6 +59,10 @@ func TestImportsPointDown(t *testing.T) {
 		{dir: "runner/agentconn", only: []string{module + "/runner", module + "/runner/wire"}},
 		// The sandbox's shape: the contract's types and the OCI spec's.
 		{dir: "runner/ocispec", only: []string{module + "/runner", "github.com/opencontainers/runtime-spec/specs-go"}},
+		// The egress proxy is a room of its own: the standard library and
+		// prometheus only, nothing of Paddock.
+		{dir: "egress", only: []string{"github.com/prometheus/client_golang/prometheus"},
+			forbidden: []string{module + "/api", module + "/core", module + "/doors", module + "/kernels", module + "/pool", module + "/runner", module + "/cmd", module + "/templates", module + "/store"}},
 	}
 	everywhereBut := []struct {
 		imported string

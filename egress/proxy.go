@@ -1,0 +1,205 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+)
+
+// A Resolver answers a name's addresses; *net.Resolver is one.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Config configures the proxy of one sandbox.
+type Config struct {
+	// Sandbox names the sandbox in logs (sandbox_id).
+	Sandbox string
+	// Policy decides every request, by the name asked for; the zero
+	// Policy refuses everything.
+	Policy Policy
+	// Guard checks every resolved address; nil means NewGuard with the
+	// default blocks and the host's own addresses.
+	Guard *Guard
+	// Resolver resolves names; nil means net.DefaultResolver.
+	Resolver Resolver
+	// Dial connects to a checked address (an IP and port, never a name);
+	// nil means a net.Dialer.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+	// Secrets are headers the operator attaches to plain-HTTP requests
+	// for a host (an exact name): the proxy sets them upstream, replacing
+	// any the client sent, and strips them, and any header echoing their
+	// values, from the answer.
+	Secrets map[string]http.Header
+	// Limits bound the proxy; zero fields take their defaults.
+	Limits Limits
+	// Logger receives a line per refusal and per cut connection; nil
+	// means slog.Default.
+	Logger *slog.Logger
+	// Metrics are the server's shared instruments; nil means unregistered
+	// ones of the proxy's own.
+	Metrics *Metrics
+}
+
+// A Proxy is one sandbox's HTTP forward proxy: CONNECT host:port and
+// absolute-form http:// requests, nothing else. It is an http.Handler;
+// Serve runs it on a listener with the server settings it needs.
+type Proxy struct {
+	sandbox  string
+	policy   Policy
+	guard    *Guard
+	resolver Resolver
+	dial     func(ctx context.Context, network, address string) (net.Conn, error)
+	secrets  map[string]http.Header
+	limits   Limits
+	log      *slog.Logger
+	metrics  *Metrics
+	clock    clock
+	rate     [2]*bucket
+	counters counters
+	slots    chan struct{}
+
+	ctx    context.Context // ends at Close: bucket waits, dials and tunnels stop
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	closed bool
+	conns  map[net.Conn]struct{} // hijacked clients and upstreams, closed by Close
+	srv    *http.Server
+}
+
+// New returns the proxy for cfg.
+func New(cfg Config) (*Proxy, error) {
+	lim, err := cfg.Limits.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	secrets, err := normalizeSecrets(cfg.Secrets)
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{
+		sandbox: cfg.Sandbox, policy: cfg.Policy, guard: cfg.Guard, resolver: cfg.Resolver,
+		dial: cfg.Dial, secrets: secrets, limits: lim, log: cfg.Logger, metrics: cfg.Metrics,
+		clock: realClock{}, slots: make(chan struct{}, lim.MaxConns), conns: map[net.Conn]struct{}{},
+	}
+	if p.guard == nil {
+		p.guard = NewGuard(GuardConfig{})
+	}
+	if p.resolver == nil {
+		p.resolver = net.DefaultResolver
+	}
+	if p.dial == nil {
+		p.dial = (&net.Dialer{}).DialContext
+	}
+	if p.log == nil {
+		p.log = slog.Default()
+	}
+	if p.metrics == nil {
+		if p.metrics, err = NewMetrics(nil); err != nil {
+			return nil, err
+		}
+	}
+	p.counters.max = [2]int64{lim.MaxBytesOut, lim.MaxBytesIn}
+	p.setClock(realClock{})
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	return p, nil
+}
+
+// setClock sets the clock the rate buckets run on (tests: a fake one).
+func (p *Proxy) setClock(c clock) {
+	p.clock = c
+	p.rate = [2]*bucket{newBucket(c, p.limits.BytesPerSecond), newBucket(c, p.limits.BytesPerSecond)}
+}
+
+func normalizeSecrets(in map[string]http.Header) (map[string]http.Header, error) {
+	out := make(map[string]http.Header, len(in))
+	for host, h := range in {
+		name, _, err := normalizeName(host)
+		if err != nil {
+			return nil, fmt.Errorf("secrets: %w", err)
+		}
+		c := http.Header{}
+		for k, vs := range h {
+			c[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+		}
+		out[name] = c
+	}
+	return out, nil
+}
+
+// Serve answers proxy requests on ln until Close; it returns
+// http.ErrServerClosed then.
+func (p *Proxy) Serve(ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           p,
+		ReadHeaderTimeout: p.limits.IdleTimeout,
+		IdleTimeout:       p.limits.IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		_ = ln.Close()
+		return http.ErrServerClosed
+	}
+	p.srv = srv
+	p.mu.Unlock()
+	return srv.Serve(newLimitListener(ln, 2*p.limits.MaxConns))
+}
+
+// Close stops the proxy: it closes the listener, every client connection
+// and every upstream connection, and ends waits on the rate limit.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	srv := p.srv
+	conns := p.conns
+	p.conns = map[net.Conn]struct{}{}
+	p.mu.Unlock()
+	p.cancel()
+	var errs []error
+	if srv != nil {
+		errs = append(errs, srv.Close())
+	}
+	for c := range conns {
+		_ = c.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// Stats returns what the proxy has carried and refused so far.
+func (p *Proxy) Stats() Stats { return p.counters.stats() }
+
+// track keeps c to be closed by Close; it closes c at once, and reports
+// false, when the proxy is already closed.
+func (p *Proxy) track(c net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		_ = c.Close()
+		return false
+	}
+	p.conns[c] = struct{}{}
+	return true
+}
+
+func (p *Proxy) untrack(c net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.conns, c)
+}
+
+// ServeHTTP answers one proxy request.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		p.serveConnect(w, r)
+		return
+	}
+	p.serveForward(w, r)
+}
