@@ -212,3 +212,50 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		t.Errorf("negative bytes: %v, want ErrBadConfig", err)
 	}
 }
+
+func TestRateLimitOut(t *testing.T) {
+	received := make(chan int64, 1)
+	port := tcpUpstream(t, func(c net.Conn) {
+		n, _ := io.Copy(io.Discard, c)
+		received <- n
+	})
+	res, target := apiTest(port)
+	clk := newFakeClock()
+	_, addr, _ := testProxy(t, Config{Policy: policyFor(t, port, "api.test"), Resolver: res, Limits: Limits{BytesPerSecond: 1000}},
+		func(p *Proxy) { p.setClock(clk) })
+	c, _, resp := connect(t, addr, target)
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if _, err := c.Write(bytes.Repeat([]byte("w"), 4500)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.(*net.TCPConn).CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	if n := <-received; n != 4500 {
+		t.Fatalf("upstream received %d bytes, want 4500", n)
+	}
+	if d := clk.total(); d < 3500*time.Millisecond-time.Millisecond || d > 3500*time.Millisecond+time.Millisecond {
+		t.Errorf("waited %v on the rate limit, want 3.5s", d)
+	}
+}
+
+func TestIdleTimeoutPlainHTTP(t *testing.T) {
+	port := tcpUpstream(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) }) // reads, never answers
+	res, target := apiTest(port)
+	p, addr, _ := testProxy(t, Config{Policy: policyFor(t, port, "api.test"), Resolver: res, Limits: Limits{IdleTimeout: 50 * time.Millisecond}})
+	resp, body := rawRequest(t, addr, "GET http://"+target+"/ HTTP/1.1\r\nHost: api.test")
+	wantRefused(t, resp, body, 502, ReasonIdleTimeout)
+	if s := p.Stats(); s.Refused[ReasonIdleTimeout] != 1 {
+		t.Errorf("Stats = %+v, want one idle_timeout", s)
+	}
+}
+
+func TestHeaderBlockBounded(t *testing.T) {
+	_, addr, _ := testProxy(t, Config{})
+	resp, _ := rawRequest(t, addr, "GET http://api.test/ HTTP/1.1\r\nHost: api.test\r\nX-Big: "+strings.Repeat("a", 70<<10))
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("status %d for a 70 KiB header, want 431", resp.StatusCode)
+	}
+}

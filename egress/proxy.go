@@ -11,6 +11,9 @@ import (
 	"sync"
 )
 
+// maxHeaderBytes bounds a client request's header block.
+const maxHeaderBytes = 64 << 10
+
 // A Resolver answers a name's addresses; *net.Resolver is one.
 type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
@@ -140,6 +143,7 @@ func (p *Proxy) Serve(ln net.Listener) error {
 		Handler:           p,
 		ReadHeaderTimeout: p.limits.IdleTimeout,
 		IdleTimeout:       p.limits.IdleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
 	}
 	p.mu.Lock()
