@@ -259,3 +259,55 @@ func TestHeaderBlockBounded(t *testing.T) {
 		t.Errorf("status %d for a 70 KiB header, want 431", resp.StatusCode)
 	}
 }
+
+// TestFailureCloses: a resolver that panics ends the client's connection
+// without an answer; nothing is let through, and the proxy serves on.
+func TestFailureCloses(t *testing.T) {
+	port := tcpUpstream(t, echo)
+	res := &fakeResolver{answer: func(_ context.Context, _ int, host string) ([]netip.Addr, error) {
+		if host == "boom.test" {
+			panic("resolver bug")
+		}
+		return []netip.Addr{loopback}, nil
+	}}
+	_, addr, _ := testProxy(t, Config{Policy: policyFor(t, port, "boom.test", "api.test"), Resolver: res})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "CONNECT boom.test:"+strconv.Itoa(port)+" HTTP/1.1\r\nHost: boom.test\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := io.ReadAll(c); len(got) != 0 {
+		t.Errorf("a panicking request answered %q", got)
+	}
+	if _, _, resp := connect(t, addr, "api.test:"+strconv.Itoa(port)); resp.StatusCode != 200 {
+		t.Errorf("after the panic: status %d", resp.StatusCode)
+	}
+}
+
+// TestCloseEndsRateWait: a tunnel waiting on the rate limit ends when
+// the proxy closes.
+func TestCloseEndsRateWait(t *testing.T) {
+	port := tcpUpstream(t, func(c net.Conn) {
+		_, _ = c.Write(bytes.Repeat([]byte("r"), 100))
+		_, _ = io.Copy(io.Discard, c)
+	})
+	res, target := apiTest(port)
+	p, addr, _ := testProxy(t, Config{Policy: policyFor(t, port, "api.test"), Resolver: res, Limits: Limits{BytesPerSecond: 1}})
+	_, br, resp := connect(t, addr, target)
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if _, err := br.ReadByte(); err != nil { // the burst of one byte; the rest owes 99 s
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(br)
+	if len(got) > 99 {
+		t.Errorf("read %d more bytes", len(got))
+	}
+}

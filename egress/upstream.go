@@ -61,9 +61,16 @@ func (u *upstream) limit() string {
 	return ""
 }
 
+// chunk is the most a read or write moves at once: one burst of the
+// rate bucket, so that a slow rate delays bytes a burst at a time rather
+// than holding a whole buffer.
+func (u *upstream) chunk(n int) int {
+	return int(min(int64(n), max(1, u.p.limits.BytesPerSecond)))
+}
+
 // Read reads from the upstream, keeping only what MaxBytesIn leaves.
 func (u *upstream) Read(b []byte) (int, error) {
-	n, err := u.Conn.Read(b)
+	n, err := u.Conn.Read(b[:u.chunk(len(b))])
 	if n == 0 {
 		return 0, u.wrap(err)
 	}
@@ -80,8 +87,20 @@ func (u *upstream) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// Write sends b upstream, as far as MaxBytesOut allows.
+// Write sends b upstream, a burst at a time, as far as MaxBytesOut allows.
 func (u *upstream) Write(b []byte) (int, error) {
+	written := 0
+	for written < len(b) {
+		n, err := u.writeChunk(b[written : written+u.chunk(len(b)-written)])
+		written += n
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
+}
+
+func (u *upstream) writeChunk(b []byte) (int, error) {
 	got := u.p.counters.spend(dirOut, len(b))
 	u.p.metrics.bytes.WithLabelValues("out").Add(float64(got))
 	if err := u.p.rate[dirOut].take(u.p.ctx, got); err != nil {
