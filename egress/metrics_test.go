@@ -1,11 +1,13 @@
 package egress
 
 import (
+	"encoding/json"
 	"io"
 	"maps"
 	"net/netip"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -100,5 +102,27 @@ func TestMetricsRegisterOnce(t *testing.T) {
 	}
 	if _, err := NewMetrics(reg); err == nil {
 		t.Error("a second NewMetrics on one registry succeeded")
+	}
+}
+
+func TestStatsJSON(t *testing.T) {
+	b, err := json.Marshal(Stats{Connections: 2, BytesOut: 10, BytesIn: 20, Refused: map[string]int64{ReasonDenied: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"connections":2,"bytes_out":10,"bytes_in":20,"refused":{"denied":1}}`; string(b) != want {
+		t.Errorf("Stats JSON = %s, want %s", b, want)
+	}
+}
+
+func TestLimitsDefaults(t *testing.T) {
+	got, err := Limits{MaxConns: 3}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Limits{MaxConns: 3, MaxBytesOut: 256 << 20, MaxBytesIn: 256 << 20, BytesPerSecond: 4 << 20,
+		ConnectTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second}
+	if got != want {
+		t.Errorf("withDefaults = %+v, want %+v", got, want)
 	}
 }
