@@ -79,9 +79,12 @@ func main() {
 	flag.IntVar(&o.SessionStartN, "session-start", 40, "session create → first result samples per language, with and without kernel-ready sandboxes in the pool, alternating on two servers (0: skip)")
 	flag.BoolVar(&o.SessionStartOnly, "session-start-only", false, "run only the session start phase")
 	flag.IntVar(&o.TailN, "session-tail", 3000, "session `x + 1` cells per condition in the session tail phase: idle, then while one-shots stream (0: skip)")
-	flag.IntVar(&o.TailClients, "session-tail-clients", 4, "one-shot clients streaming `print(1)` during the loaded session cells")
+	tailClients := flag.String("session-tail-clients", "1,4,16", "one-shot client counts of the session tail phase: at each, the session cells while that many clients stream `print(1)`, and their one-shot rate with a busy session and without")
+	flag.IntVar(&o.TailTurns, "session-tail-turns", 2, "one-shot windows per client count in the session tail phase with a busy session, and as many without, in turns (0: no one-shot rate)")
+	flag.DurationVar(&o.TailWindow, "session-tail-window", 10*time.Second, "how long each one-shot window of the session tail phase runs (0: no one-shot rate)")
 	flag.IntVar(&o.TailRounds, "session-tail-rounds", 1, "rounds of the session tail phase; each round measures every binary once")
 	flag.StringVar(&o.TailBefore, "session-tail-before", "", "another paddock binary (an earlier build) measured in the session tail phase in alternation with --paddock, for a before/after in one run; a paddock-agent beside it is its agent")
+	tailServe := flag.String("session-tail-serve", "", "more `paddock serve` flags for the session tail phase's servers, space-separated (e.g. --busy-start-budget=0, to see what the start cap does)")
 	flag.BoolVar(&o.TailOnly, "session-tail-only", false, "run only the session tail phase")
 	flag.IntVar(&o.HistoryN, "history", 200, "warm print(1) samples per server in the history phase: two python servers, the history store on (SQLite) and off, alternating (0: skip the phase)")
 	flag.IntVar(&o.GraphQLN, "graphql", 200, "GraphQL queries (50 runs and the pools) timed on the history phase's server with the history on, the same document each time (the parse cache warm) and a new one each time (cold), alternating (0: none)")
@@ -108,6 +111,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: --steady-duration must be positive")
 		os.Exit(2)
 	}
+	if o.TailClients, err = parseClients(*tailClients); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: --session-tail-clients:", err)
+		os.Exit(2)
+	}
+	o.TailServe = strings.Fields(*tailServe)
 	o.CPULangs = splitList(*cpuLangs)
 	o.Flags = map[string]any{}
 	flag.VisitAll(func(f *flag.Flag) { o.Flags[f.Name] = f.Value.String() })

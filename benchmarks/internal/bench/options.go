@@ -57,12 +57,16 @@ type Options struct {
 	SessionStartN    int  // create → first result samples per language (0: none)
 	SessionStartOnly bool // run only the session start phase
 
-	// The session tail phase (sessiontail.go).
-	TailN       int    // cells per condition (0: skip the phase)
-	TailClients int    // one-shot clients streaming during the loaded cells
-	TailRounds  int    // rounds, each binary once per round
-	TailBefore  string // a second paddock binary measured in alternation
-	TailOnly    bool   // run only this phase
+	// The session tail phase (internal/sessions): the cells idle and
+	// loaded, and the one-shot rate beside a busy session and without.
+	TailN       int           // cells per condition (0: skip the phase)
+	TailClients []int         // one-shot client counts, each a loaded condition and a rate
+	TailTurns   int           // one-shot windows per client count and condition (0: no rate part)
+	TailWindow  time.Duration // how long each one-shot window runs (0: no rate part)
+	TailRounds  int           // rounds, each binary once per round
+	TailBefore  string        // a second paddock binary measured in alternation
+	TailServe   []string      // more serve flags for its servers
+	TailOnly    bool          // run only this phase
 
 	// The history store's cost (history.go): two servers, the history
 	// on and off, alternating.

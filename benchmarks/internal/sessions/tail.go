@@ -11,21 +11,18 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"text/tabwriter"
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
-	"github.com/paddock-dev/paddock/benchmarks/internal/load"
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
-	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
 // The session tail phase: a Python session's `x + 1` back to back on an
-// idle server, then again while clients stream one-shots at the server's
-// capacity, with the kernel sandbox's CFS throttling read from its cgroup.
+// idle server, then again while each count of clients streams one-shots
+// at the server's capacity, with the kernel sandbox's CFS throttling read
+// from its cgroup; then the one-shots' rate at each count with a second
+// session busy beside them and without.
 
 // cpuStat is a cgroup v1 cpu.stat: the CFS periods the cgroup was
 // active in and how many of them it was throttled in.
@@ -61,17 +58,15 @@ func readCPUStat(dir string) (cpuStat, error) {
 // tailResult is one binary's measurement in one round.
 type tailResult struct {
 	binary               string
-	idle, loaded         []time.Duration
-	idleCPU, loadedCPU   cpuStat
-	oneShots             int
-	oneShotBusy          int
-	loadedFor            time.Duration
+	idle                 []time.Duration
+	idleCPU              cpuStat
 	kernelShares, kBurst string
 	kernelCPUs           string // its cpuset
-	// Run-queue wait (host.RunQueue) over each condition's cells, summed over
+	// Run-queue wait (host.RunQueue) over the idle cells, summed over
 	// the kernel sandbox's threads and over the server's.
-	idleWait, loadedWait       time.Duration
-	idleSrvWait, loadedSrvWait time.Duration
+	idleWait, idleSrvWait time.Duration
+	loaded                []loadedCells  // one per client count
+	oneShots              []oneShotRates // one per client count, if measured
 }
 
 // cpuCgroupRoot holds the gVisor sandboxes' cgroups in the cpu hierarchy.
@@ -79,8 +74,11 @@ const cpuCgroupRoot = "/sys/fs/cgroup/cpu/paddock"
 
 // TailPhase measures the session tail of o.Paddock (and of
 // o.TailBefore, alternating, when set) o.TailRounds times and prints its
-// table to w.
+// tables to w.
 func TailPhase(ctx context.Context, o bench.Options, w io.Writer) error {
+	if len(o.TailClients) == 0 {
+		return errors.New("session tail: no client counts")
+	}
 	bins := []struct{ name, path string }{{"after", o.Paddock}}
 	if o.TailBefore != "" {
 		if err := server.CheckServeFlags(ctx, o.TailBefore); err != nil {
@@ -108,34 +106,14 @@ func TailPhase(ctx context.Context, o bench.Options, w io.Writer) error {
 		}
 	}
 	loadAvg, _ := os.ReadFile("/proc/loadavg")
-	fmt.Fprintf(w, "\nSession tail: python `x + 1` over HTTP, %d cells each; loaded = while %d clients stream one-shot print(1); load average %s", o.TailN, o.TailClients, loadAvg)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "binary\tidle p50 ms\tidle p99 ms\tthrottled/periods\tloaded p50 ms\tloaded p99 ms\tthrottled/periods\tloaded p99 ÷ idle p99\tloaded for s\tone-shots/s\trefused\tkernel shares, burst µs, CPUs\trun-queue wait µs/cell: kernel idle, loaded\tserver idle, loaded\t")
-	for _, r := range res {
-		i99, l99 := stats.Percentile(r.idle, 0.99), stats.Percentile(r.loaded, 0.99)
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%d/%d\t%.2f\t%.2f\t%d/%d\t%.1f\t%.1f\t%.2f\t%d\t%s, %s, %s\t%.0f, %.0f\t%.0f, %.0f\t\n", r.binary,
-			stats.MS(stats.Percentile(r.idle, 0.5)), stats.MS(i99), r.idleCPU.throttled, r.idleCPU.periods,
-			stats.MS(stats.Percentile(r.loaded, 0.5)), stats.MS(l99), r.loadedCPU.throttled, r.loadedCPU.periods,
-			float64(l99)/float64(i99), r.loadedFor.Seconds(), float64(r.oneShots)/r.loadedFor.Seconds(), r.oneShotBusy,
-			r.kernelShares, r.kBurst, r.kernelCPUs,
-			perCell(r.idleWait, len(r.idle)), perCell(r.loadedWait, len(r.loaded)),
-			perCell(r.idleSrvWait, len(r.idle)), perCell(r.loadedSrvWait, len(r.loaded)))
-	}
-	// The loaded cells take about as long as the one-shots beside them:
-	// a window of a second or two holds a few restores at most, and its
-	// p99 swings with where they fall. More cells (--session-tail) make
-	// the window longer.
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintln(w, "loaded for: how long the loaded cells took; one-shots/s: runs that ended in that window; refused: 429/503 answers to the streaming clients over the whole phase; run-queue wait: time the threads of the session's sandbox (Sentry, gofer, stubs) and of the server spent runnable but waiting for a CPU (/proc/<tid>/schedstat), summed over threads, per cell")
-	return err
+	return printTail(w, o, res, strings.TrimSpace(string(loadAvg)))
 }
 
 // measureTail starts a pooled Python server from o.Paddock and measures
-// its session tail idle and loaded.
+// its session tail idle and at each of o.TailClients, then the one-shot
+// rate at each beside a busy session and without.
 func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error) {
-	s, err := server.Start(ctx, o, server.Config{Name: "session tail", Templates: []string{"python"}, Pool: o.Pool, Snapshots: true})
+	s, err := server.Start(ctx, o, server.Config{Name: "session tail", Templates: []string{"python"}, Pool: o.Pool, Snapshots: true, Extra: o.TailServe})
 	if err != nil {
 		return r, err
 	}
@@ -143,24 +121,17 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 	if err := s.AwaitFull(ctx, "python"); err != nil {
 		return r, err
 	}
-	var created struct {
-		ID string `json:"id"`
-	}
-	if err := s.PostJSON(ctx, "/v1/sessions", map[string]any{"language": "python"}, http.StatusCreated, &created); err != nil {
+	id, err := openSession(ctx, s)
+	if err != nil {
 		return r, err
 	}
-	defer func() {
-		req, _ := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodDelete, s.URL()+"/v1/sessions/"+created.ID, nil)
-		if resp, err := s.Client().Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
+	defer closeSession(ctx, s, id)
 	exec := func(code string) (time.Duration, error) {
 		var resp struct {
 			Status string `json:"status"`
 		}
 		start := time.Now()
-		if err := s.PostJSON(ctx, "/v1/sessions/"+created.ID+"/execute", map[string]any{"code": code}, http.StatusOK, &resp); err != nil {
+		if err := s.PostJSON(ctx, "/v1/sessions/"+id+"/execute", map[string]any{"code": code}, http.StatusOK, &resp); err != nil {
 			return 0, err
 		}
 		d := time.Since(start)
@@ -171,6 +142,15 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 	}
 	if _, err := exec("x = 1"); err != nil {
 		return r, err
+	}
+	// The busy session is open, and idle, from the start: the one-shot
+	// windows without it differ from those with it only by its loop.
+	var busy *busySession
+	if measuresOneShots(o) {
+		if busy, err = openBusySession(ctx, s); err != nil {
+			return r, err
+		}
+		defer busy.close(ctx)
 	}
 	// The idle cells wait for the pool's refill, which would compete.
 	if err := s.AwaitFull(ctx, "python"); err != nil {
@@ -204,66 +184,34 @@ func measureTail(ctx context.Context, o bench.Options) (r tailResult, err error)
 	r.kernelShares, r.kBurst = readTrim(kernel, "cpu.shares"), readTrim(kernel, "cpu.cfs_burst_us")
 	r.kernelCPUs = readTrim(strings.Replace(kernel, "/cpu/", "/cpuset/", 1), "cpuset.cpus")
 
-	// Loaded: the clients stream one-shots back to back; the cells start
-	// once every client has finished one run, so that the pool is drained
-	// and refills run.
-	lctx, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	var done, busy atomic.Int64
-	var firstRuns sync.WaitGroup
-	firstRuns.Add(o.TailClients)
-	var streamErr error
-	var errOnce sync.Once
-	for range o.TailClients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			first := true
-			for lctx.Err() == nil {
-				_, _, err := s.RunOnce(lctx, "python", "print(1)")
-				var eb load.BusyError
-				switch {
-				case err == nil:
-					done.Add(1)
-				case errors.As(err, &eb):
-					busy.Add(1)
-				case lctx.Err() == nil:
-					errOnce.Do(func() { streamErr = err })
-				}
-				if first {
-					first = false
-					firstRuns.Done()
-				}
-			}
-		}()
-	}
-	firstRuns.Wait()
-	begin, n0 := time.Now(), done.Load()
-	err = func() error {
-		s0, err := readCPUStat(kernel)
+	for _, c := range o.TailClients {
+		// Each count starts from a full pool.
+		if err := s.AwaitFull(ctx, "python"); err != nil {
+			return r, err
+		}
+		bench.Progress("session tail: %d cells while %d clients stream one-shots", o.TailN, c)
+		l, err := measureLoaded(ctx, s, kernel, c, o.TailN, exec)
 		if err != nil {
-			return err
+			return r, fmt.Errorf("%d clients: %w", c, err)
 		}
-		k0, _ := host.CgroupRunQueue(kernel)
-		srv0 := serverRunQueue(s)
-		for range o.TailN {
-			d, err := exec("x + 1")
-			if err != nil {
-				return err
-			}
-			r.loaded = append(r.loaded, d)
+		r.loaded = append(r.loaded, l)
+	}
+	if busy == nil {
+		return r, nil
+	}
+	for _, c := range o.TailClients {
+		t, err := measureOneShots(ctx, s, busy, c, o.TailTurns, o.TailWindow)
+		if err != nil {
+			return r, fmt.Errorf("one-shots, %d clients: %w", c, err)
 		}
-		s1, err := readCPUStat(kernel)
-		r.loadedCPU = s1.sub(s0)
-		k1, _ := host.CgroupRunQueue(kernel)
-		r.loadedWait, r.loadedSrvWait = k1.Since(k0), serverRunQueue(s).Since(srv0)
-		return err
-	}()
-	r.loadedFor, r.oneShots, r.oneShotBusy = time.Since(begin), int(done.Load()-n0), int(busy.Load())
-	stop()
-	wg.Wait()
-	return r, errors.Join(err, streamErr)
+		r.oneShots = append(r.oneShots, t)
+	}
+	return r, nil
 }
+
+// measuresOneShots says whether the phase counts one-shots beside a busy
+// session.
+func measuresOneShots(o bench.Options) bool { return o.TailTurns > 0 && o.TailWindow > 0 }
 
 // runQueues reads the run-queue wait of the threads of each of the
 // server's own sandbox cgroups; one it cannot read is left out.
