@@ -55,6 +55,9 @@ type record struct {
 	Checkpoints []checkpointRecord `json:"checkpoints,omitempty"`
 	// SleepAtExpiry: the session hibernates at its idle TTL.
 	SleepAtExpiry bool `json:"sleep_at_expiry,omitempty"`
+	// NoteDoor's Note is a door's bookkeeping (note.go).
+	NoteDoor string `json:"note_door,omitempty"`
+	Note     []byte `json:"note,omitempty"`
 }
 
 type checkpointRecord struct {
@@ -66,7 +69,7 @@ type checkpointRecord struct {
 func (m *Manager) recordLocked(s *session) record {
 	r := record{ID: s.id, Owner: s.owner, Template: s.template, Created: s.created, LastUsed: s.lastUsed,
 		TTL: s.ttl, Env: s.env, Limits: s.limits, Count: s.count, Restarts: s.restarts, Sleeps: s.sleeps,
-		SleepAtExpiry: s.sleepAtExpiry}
+		SleepAtExpiry: s.sleepAtExpiry, NoteDoor: s.noteDoor, Note: s.note}
 	if s.asleep {
 		r.Image, r.ImageBytes, r.SleptAt = filepath.Base(s.image), s.imageBytes, s.sleptAt
 	}
@@ -153,7 +156,7 @@ func (m *Manager) adopt(ctx context.Context) (map[string]bool, error) {
 func (m *Manager) adoptOne(r record, keep map[string]bool) *session {
 	s := &session{id: r.ID, owner: r.Owner, template: r.Template, created: r.Created, lastUsed: r.LastUsed,
 		ttl: r.TTL, env: r.Env, limits: r.Limits, count: r.Count, restarts: r.Restarts, sleeps: r.Sleeps,
-		sleepAtExpiry: r.SleepAtExpiry, ended: make(chan struct{}), cur: &lease{sb: goneSandbox{}}}
+		sleepAtExpiry: r.SleepAtExpiry, noteDoor: r.NoteDoor, note: r.Note, ended: make(chan struct{}), cur: &lease{sb: goneSandbox{}}}
 	s.cur.releaseOnce.Do(func() {}) // nothing to give back
 	why := r.Lost
 	switch {

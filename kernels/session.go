@@ -93,6 +93,9 @@ type session struct {
 	// sleepAtExpiry: the idle TTL hibernates the session rather than
 	// ends it (CreateOptions.HibernateAtExpiry); cleared if that fails.
 	sleepAtExpiry bool
+	// note is a door's bookkeeping about the session (note.go).
+	noteDoor string
+	note     []byte
 	// Hibernation (hibernate.go): asleep while the session's state is in
 	// the image at image (imageBytes on disk, saved at sleptAt) and its
 	// sandbox is gone; sleeps numbers its images.

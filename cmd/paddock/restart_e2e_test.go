@@ -106,9 +106,21 @@ func sessionsSurviveARestart(t *testing.T, bin, runscPath string, flags []string
 	c.must(t, http.StatusCreated, "POST", "/v1/sessions/"+third+"/checkpoints", map[string]any{"name": "at41"}, nil)
 	c.exec(t, third, "x = 99")
 
+	// And an E2B sandbox, made with the real SDK.
+	var e2b struct {
+		ID    string `json:"id"`
+		Count int    `json:"count"`
+	}
+	sdkEnv := func(url string) []string {
+		return []string{"E2B_API_URL=" + url, "E2B_SANDBOX_URL=" + url, "E2B_API_KEY=unused"}
+	}
+	if out := runE2BSurvive(t, sdkEnv(first.url), "before"); json.Unmarshal(out, &e2b) != nil || e2b.Count != 1 {
+		t.Fatalf("the E2B sandbox before the restart: %s", out)
+	}
+
 	stop(t, first, syscall.SIGTERM)
-	if logs := first.logs.String(); !strings.Contains(logs, `msg="saved the open sessions for the next server" hibernated=3 lost=0`) {
-		t.Errorf("the first server's log does not say it saved three sessions:\n%s", logs)
+	if logs := first.logs.String(); !strings.Contains(logs, `msg="saved the open sessions for the next server" hibernated=4 lost=0`) {
+		t.Errorf("the first server's log does not say it saved four sessions (three and the E2B sandbox):\n%s", logs)
 	}
 	if ids := runscIDs(t, runscPath, state); len(ids) > 0 {
 		t.Errorf("sandboxes left after the first server stopped: %v", ids)
@@ -127,7 +139,7 @@ func sessionsSurviveARestart(t *testing.T, bin, runscPath string, flags []string
 			t.Errorf("session %s after the restart: state %q, want hibernated", s.ID, s.State)
 		}
 	}
-	for _, s := range sessions {
+	for _, s := range append(sessions, open{e2b.ID, "python"}) {
 		if !slices.Contains(ids, s.id) {
 			t.Fatalf("session %s is not listed after the restart: %v", s.id, ids)
 		}
@@ -137,6 +149,10 @@ func sessionsSurviveARestart(t *testing.T, bin, runscPath string, flags []string
 		if strings.TrimSpace(r.Stdout) != "42 kept" || r.ExecutionCount != 2 {
 			t.Errorf("%s session %s after the restart: stdout %q, count %d; want \"42 kept\", 2", s.lang, s.id, r.Stdout, r.ExecutionCount)
 		}
+	}
+	want := `{"listed":true,"text":"42","count":2,"file":"kept","command":"alive","killed":true}`
+	if out := runE2BSurvive(t, sdkEnv(second.url), "after", e2b.ID); string(out) != want {
+		t.Errorf("the E2B sandbox after the restart: %s, want %s", out, want)
 	}
 	c.must(t, http.StatusOK, "POST", "/v1/sessions/"+third+"/rewind", map[string]any{"checkpoint": "at41"}, nil)
 	if r := c.exec(t, third, check["python"]); strings.TrimSpace(r.Stdout) != "42 kept" || r.ExecutionCount != 2 {
@@ -191,4 +207,16 @@ func runscIDs(t *testing.T, runscPath, state string) []string {
 		t.Fatalf("runsc list: %v", err)
 	}
 	return strings.Fields(string(out))
+}
+
+// runE2BSurvive runs a phase of e2b_survive.mjs and returns the line it
+// printed last.
+func runE2BSurvive(t *testing.T, env []string, args ...string) []byte {
+	t.Helper()
+	out, err := runClient(t, env, needClients(t), append([]string{"e2b_survive.mjs"}, args...)...)
+	if err != nil {
+		t.Fatalf("node e2b_survive.mjs %v: %v\n%s", args, err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return []byte(lines[len(lines)-1])
 }

@@ -83,6 +83,7 @@ func (d *door) openContext(c *gin.Context, sb *sandbox, lang string) (codeContex
 		}
 		return codeContext{}, sandboxNotFound(sb.id)
 	}
+	d.keep(sb)
 	return cc, nil
 }
 
@@ -109,6 +110,7 @@ func (d *door) defaultContext(c *gin.Context, sb *sandbox, lang string) (codeCon
 	sb.mu.Lock()
 	sb.defaults[canonical] = cc.ID
 	sb.mu.Unlock()
+	d.keep(sb)
 	return cc, nil
 }
 
@@ -169,6 +171,7 @@ func (d *door) deleteContext(c *gin.Context) {
 		fail(c, notFound("context "+id+" not found"))
 		return
 	}
+	d.keep(sb)
 	if err := d.core.CloseSession(c.Request.Context(), sb.owner, id); err != nil && classify(err).Kind != core.KindNotFound {
 		fail(c, err)
 		return

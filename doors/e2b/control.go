@@ -160,6 +160,7 @@ func (d *door) create(c *gin.Context) {
 		sb.template = "code-interpreter-v1"
 	}
 	d.reg.add(sb)
+	d.keep(sb)
 	c.JSON(http.StatusCreated, answerOf(sb))
 }
 
@@ -316,6 +317,7 @@ func (d *door) retime(sb *sandbox, ttl time.Duration) error {
 	sb.mu.Lock()
 	sb.timeout = ttl
 	sb.mu.Unlock()
+	d.keep(sb)
 	d.touch(sb, sb.id)
 	return nil
 }

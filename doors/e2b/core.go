@@ -29,6 +29,8 @@ type Core interface {
 	ReadFile(ctx context.Context, c core.Caller, id, path string, maxBytes int64) ([]byte, error)
 	ListFiles(ctx context.Context, c core.Caller, id, dir string) ([]runner.FileInfo, error)
 	Command(ctx context.Context, c core.Caller, id string, in core.CommandInput, out runner.OutputFunc) (runner.CommandResult, error)
+	SetSessionNote(c core.Caller, id string, doc []byte) error
+	SessionNotes(door string) []core.SessionNote
 }
 
 var _ Core = (*core.Service)(nil)

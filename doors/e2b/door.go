@@ -78,12 +78,14 @@ func newDoor(cfg Config) *door {
 	}
 	cfg.MaxBodyBytes = cmp.Or(cfg.MaxBodyBytes, DefaultMaxBodyBytes)
 	cfg.MaxFileBytes = cmp.Or(cfg.MaxFileBytes, DefaultMaxFileBytes)
-	return &door{
+	d := &door{
 		cfg:  cfg,
 		core: cfg.Core,
 		log:  cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
 		reg:  &registry{byID: map[string]*sandbox{}},
 	}
+	d.rebuild()
+	return d
 }
 
 func (d *door) routes(r *gin.Engine) {

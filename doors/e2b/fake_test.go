@@ -40,6 +40,7 @@ type fakeCore struct {
 }
 
 type fakeSession struct {
+	note     []byte // SetSessionNote's
 	info     core.Session
 	language string
 	env      map[string]string
@@ -298,3 +299,26 @@ func (f *fakeCore) Command(_ context.Context, c core.Caller, id string, in core.
 }
 
 var core429 = core.Error{Kind: core.KindTooMany, Code: "rate_limited", Message: "too many requests", RetryAfter: 1500 * time.Millisecond}
+
+func (f *fakeCore) SetSessionNote(c core.Caller, id string, doc []byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s, err := f.lookup(c, id)
+	if err != nil {
+		return err
+	}
+	s.note = append([]byte(nil), doc...)
+	return nil
+}
+
+func (f *fakeCore) SessionNotes(door string) []core.SessionNote {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []core.SessionNote
+	for id, s := range f.sessions {
+		if len(s.note) > 0 {
+			out = append(out, core.SessionNote{SessionID: id, Owner: s.info.Owner, Door: door, Doc: s.note})
+		}
+	}
+	return out
+}

@@ -91,6 +91,7 @@ func (d *door) fork(c *gin.Context) {
 			defaults:     map[string]string{lang: s.ID},
 		}
 		d.reg.add(child)
+		d.keep(child)
 		made = append(made, child)
 		if ttl != s.TTL {
 			if err := d.retime(child, ttl); err != nil {
