@@ -3,6 +3,9 @@ package sessions
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
@@ -84,6 +87,22 @@ func pooledRate(ts []report.Throughput) float64 {
 		return 0
 	}
 	return float64(runs) / took.Seconds()
+}
+
+// startsIn sums the server's start kinds over ts: "pool 12 restore 3",
+// kinds in order of name.
+func startsIn(ts []report.Throughput) string {
+	sum := map[string]int{}
+	for _, t := range ts {
+		for k, n := range t.Starts {
+			sum[k] += n
+		}
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(sum)) {
+		out = append(out, fmt.Sprintf("%s %d", k, sum[k]))
+	}
+	return strings.Join(out, " ")
 }
 
 // refusedIn counts the busy answers over ts.
