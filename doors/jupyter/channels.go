@@ -29,6 +29,9 @@ type conn struct {
 	caller core.Caller
 	id     string
 	hub    *hub
+	// client is the session id the client's WebSocket URL names ("" if
+	// none), by which a reconnecting client is known (replay.go).
+	client string
 
 	out   chan []byte
 	shell chan inbound
@@ -68,11 +71,12 @@ func (d *door) channels(c *gin.Context) {
 		return
 	}
 	ws.SetReadLimit(d.opts.MaxMessageBytes)
-	k := &conn{d: d, ws: ws, v1: ws.Subprotocol() == subprotocolV1, caller: cl, id: id,
+	k := &conn{d: d, ws: ws, v1: ws.Subprotocol() == subprotocolV1, caller: cl, id: id, client: clientSession(c),
 		out: make(chan []byte, sendQueue), shell: make(chan inbound, shellQueue), done: make(chan struct{})}
 	k.hub = d.hubs.join(cl.Tenant, id, k)
 	defer d.hubs.leave(k.hub, k)
 	ctx := context.WithoutCancel(c.Request.Context())
+	d.hubs.replayTo(k)
 	go k.write(ctx)
 	go k.ping(ctx)
 	go k.serveShell()

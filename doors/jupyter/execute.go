@@ -90,7 +90,7 @@ func (k *conn) execute(in inbound) (abortThrough int64) {
 		abortThrough = k.shellSeq.Load()
 	}
 	if x.StateLost {
-		k.afterIdle = func() { k.hub.restarted(in.RawHeader, x.Restarted) }
+		k.afterIdle = func() { k.hub.restarted(k.d.hubs, in.RawHeader, x.Restarted) }
 	}
 	k.reply(in, "execute_reply", reply)
 	return abortThrough

@@ -26,6 +26,9 @@ type hub struct {
 type hubs struct {
 	mu sync.Mutex
 	m  map[hubKey]*hub
+	// replays are the "starting" messages clients may have missed while
+	// reconnecting after a restart (replay.go).
+	replays map[replayKey]replay
 }
 
 type hubKey struct{ tenant, id string }

@@ -29,11 +29,12 @@ func restartedAs(why string, restarted bool) (ename, evalue string) {
 // restarted tells every client that the kernel was replaced by a fresh
 // one (its new session id already taken, see renew), or, when it was
 // not, that it is dead.
-func (h *hub) restarted(parent json.RawMessage, fresh bool) {
+func (h *hub) restarted(hs *hubs, parent json.RawMessage, fresh bool) {
 	if !fresh {
 		h.status("dead", parent)
 		return
 	}
+	hs.noteRestart(h, parent)
 	h.status("restarting", parent)
 	h.status("starting", parent)
 }
