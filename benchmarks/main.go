@@ -175,7 +175,7 @@ func run(ctx context.Context, o bench.Options) error {
 	defer os.RemoveAll(dir)
 	o.Snapshots = dir
 	if o.TailOnly {
-		return sessions.TailPhase(ctx, o, os.Stdout)
+		return sessions.TailPhase(ctx, o, os.Stdout, nil)
 	}
 	started := time.Now()
 	var rep report.Report
@@ -250,7 +250,7 @@ func run(ctx context.Context, o bench.Options) error {
 		phase("server as shipped (adaptive pools, snapshots on): throughput", func() error { return shippedPhase(ctx, o, &rep) })
 	}
 	if o.TailN > 0 {
-		phase("session tail (idle, then while one-shots stream)", func() error { return sessions.TailPhase(ctx, o, os.Stdout) })
+		phase(fmt.Sprintf("session tail (x + 1 idle, then while each of %v clients streams one-shots; their rate beside a busy session)", o.TailClients), func() error { return sessions.TailPhase(ctx, o, os.Stdout, &rep) })
 	}
 	if o.E2BN > 0 {
 		phase("E2B door against /v1 (pool "+strconv.Itoa(o.Pool)+", snapshots on): create → first result", func() error { return doors.E2BPhase(ctx, o, &rep) })

@@ -95,14 +95,15 @@ type jsonReport struct {
 	// sessions held at once.
 	Hibernation []Hibernation `json:"hibernation,omitempty"`
 	Capacity    []Capacity    `json:"session_capacity,omitempty"`
+	SessionTail []SessionTail `json:"session_tail,omitempty"`
 }
 
 // WriteJSON writes the whole report with every raw sample.
 func WriteJSON(w io.Writer, rep Report, started time.Time, opts map[string]any) error {
 	out := jsonReport{Started: started.UTC(), Options: opts, MemoryNote: rep.MemoryNote,
 		Latency: []jsonRow{}, Throughput: []jsonThroughput{}, Memory: []jsonMemory{},
-		Headline: append(headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS), storeHeadlines(rep.Store)...), Store: rep.Store, NativeRSS: rep.NativeRSS, ServerMetrics: rep.ServerMetrics, Doors: jsonDoors(rep.Doors),
-		Steady: jsonSteady(rep.Steady), Hibernation: rep.Hibernation, Capacity: rep.Capacity}
+		Headline: rep.headlines(), Store: rep.Store, NativeRSS: rep.NativeRSS, ServerMetrics: rep.ServerMetrics, Doors: jsonDoors(rep.Doors),
+		Steady: jsonSteady(rep.Steady), Hibernation: rep.Hibernation, Capacity: rep.Capacity, SessionTail: rep.SessionTail}
 	for _, r := range rep.Rows {
 		c := r.Counted()
 		jr := jsonRow{Lang: r.Lang, Probe: r.Probe, Mode: r.Mode, N: len(c), P50MS: stats.MS(r.P50()), MaxMS: stats.MS(stats.Percentile(c, 1)),

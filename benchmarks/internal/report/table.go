@@ -34,6 +34,8 @@ type Report struct {
 	// and server resume times, and its sessions held at once.
 	Hibernation []Hibernation
 	Capacity    []Capacity
+	// SessionTail are the session tail phase's binaries and rounds.
+	SessionTail []SessionTail
 }
 
 // Print writes the tables and the headline ratios.
@@ -64,9 +66,15 @@ func (rep Report) Print(w io.Writer) {
 		PrintHibernation(w, rep.Hibernation, rep.Capacity)
 	}
 	fmt.Fprintln(w, "\n== headline (targets from docs/architecture.md; ratios against the template's own interpreter, unsandboxed) ==")
-	for _, h := range append(headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS), storeHeadlines(rep.Store)...) {
+	for _, h := range rep.headlines() {
 		fmt.Fprintln(w, h)
 	}
+}
+
+// headlines are every headline of the run, in the order they print.
+func (rep Report) headlines() []headline {
+	out := append(headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS), storeHeadlines(rep.Store)...)
+	return append(out, tailHeadlines(rep.SessionTail)...)
 }
 
 // printLatency prints each row's p50 and upper end and its p50 as a

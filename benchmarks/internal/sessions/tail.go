@@ -15,6 +15,7 @@ import (
 
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
+	"github.com/paddock-dev/paddock/benchmarks/internal/report"
 	"github.com/paddock-dev/paddock/benchmarks/internal/server"
 )
 
@@ -73,9 +74,9 @@ type tailResult struct {
 const cpuCgroupRoot = "/sys/fs/cgroup/cpu/paddock"
 
 // TailPhase measures the session tail of o.Paddock (and of
-// o.TailBefore, alternating, when set) o.TailRounds times and prints its
-// tables to w.
-func TailPhase(ctx context.Context, o bench.Options, w io.Writer) error {
+// o.TailBefore, alternating, when set) o.TailRounds times, prints its
+// tables to w and, with rep, adds its results to it.
+func TailPhase(ctx context.Context, o bench.Options, w io.Writer, rep *report.Report) error {
 	if len(o.TailClients) == 0 {
 		return errors.New("session tail: no client counts")
 	}
@@ -103,6 +104,11 @@ func TailPhase(ctx context.Context, o bench.Options, w io.Writer) error {
 			}
 			r.binary = b.name
 			res = append(res, r)
+		}
+	}
+	if rep != nil {
+		for _, r := range res {
+			rep.SessionTail = append(rep.SessionTail, reportOf(r))
 		}
 	}
 	loadAvg, _ := os.ReadFile("/proc/loadavg")

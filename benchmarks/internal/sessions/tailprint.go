@@ -12,15 +12,6 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/stats"
 )
 
-// The aims of issue 32 the phase's summary checks: the loaded p99 at
-// aimClients clients within aimTail times the idle one, and the one-shot
-// rate beside a busy session within aimRate of the rate without.
-const (
-	aimClients = 4
-	aimTail    = 2.0
-	aimRate    = 0.95
-)
-
 // p99Ratio is the loaded p99 over the idle p99 (0 without idle cells).
 func p99Ratio(idle, loaded []time.Duration) float64 {
 	i99 := stats.Percentile(idle, 0.99)
@@ -56,15 +47,31 @@ func summary(r tailResult) string {
 	for _, l := range r.loaded {
 		fmt.Fprintf(&b, ", %d clients %.1f", l.clients, p99Ratio(r.idle, l.cells))
 	}
-	fmt.Fprintf(&b, " (aim ≤ %.0f at %d)", aimTail, aimClients)
+	fmt.Fprintf(&b, " (aim ≤ %.0f at %d)", report.TailAimRatio, report.TailAimClients)
 	if len(r.oneShots) > 0 {
 		b.WriteString("; one-shots/s with a busy session ÷ without")
 		for _, t := range r.oneShots {
 			fmt.Fprintf(&b, ", %d clients %.2f", t.clients, rateRatio(t))
 		}
-		fmt.Fprintf(&b, " (aim ≥ %.2f)", aimRate)
+		fmt.Fprintf(&b, " (aim ≥ %.2f)", report.RateAim)
 	}
 	return b.String()
+}
+
+// reportOf is r as the run's report keeps it.
+func reportOf(r tailResult) report.SessionTail {
+	cells := func(clients int, ds []time.Duration) report.TailCells {
+		return report.TailCells{Clients: clients, N: len(ds),
+			P50MS: stats.MS(stats.Percentile(ds, 0.5)), P99MS: stats.MS(stats.Percentile(ds, 0.99))}
+	}
+	out := report.SessionTail{Binary: r.binary, Idle: cells(0, r.idle)}
+	for _, l := range r.loaded {
+		out.Loaded = append(out.Loaded, cells(l.clients, l.cells))
+	}
+	for _, t := range r.oneShots {
+		out.OneShots = append(out.OneShots, report.TailRate{Clients: t.clients, WithoutRate: pooledRate(t.without), WithRate: pooledRate(t.with)})
+	}
+	return out
 }
 
 // printTail writes the phase's two tables and its summary lines.

@@ -132,3 +132,17 @@ func TestPrintTail(t *testing.T) {
 		}
 	}
 }
+
+func TestReportOf(t *testing.T) {
+	got := reportOf(sampleResult())
+	if got.Binary != "after" || got.Idle != (report.TailCells{Clients: 0, N: 100, P50MS: 1, P99MS: 4}) {
+		t.Fatalf("binary %q, idle %+v", got.Binary, got.Idle)
+	}
+	wantLoaded := []report.TailCells{{Clients: 1, N: 100, P50MS: 1, P99MS: 6}, {Clients: 4, N: 100, P50MS: 2, P99MS: 10}}
+	if len(got.Loaded) != 2 || got.Loaded[0] != wantLoaded[0] || got.Loaded[1] != wantLoaded[1] {
+		t.Fatalf("loaded %+v, want %+v", got.Loaded, wantLoaded)
+	}
+	if len(got.OneShots) != 1 || got.OneShots[0] != (report.TailRate{Clients: 4, WithoutRate: 3, WithRate: 2.7}) {
+		t.Fatalf("one-shots %+v", got.OneShots)
+	}
+}
