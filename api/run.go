@@ -35,6 +35,29 @@ type runResponse struct {
 	// left a file out.
 	Outputs          []outputResponse `json:"outputs,omitempty"`
 	OutputsTruncated bool             `json:"outputs_truncated,omitempty"`
+
+	// Network is what a networked run's egress proxy saw, and under
+	// which policy.
+	Network *networkResponse `json:"network,omitempty"`
+}
+
+type networkResponse struct {
+	Policy      core.NetworkPolicy `json:"policy"`
+	Connections int64              `json:"connections"`
+	BytesOut    int64              `json:"bytes_out"`
+	BytesIn     int64              `json:"bytes_in"`
+	Refused     map[string]int64   `json:"refused"`
+}
+
+func newNetworkResponse(n *core.NetworkReport) *networkResponse {
+	if n == nil {
+		return nil
+	}
+	r := &networkResponse{Policy: n.Policy, Connections: n.Connections, BytesOut: n.BytesOut, BytesIn: n.BytesIn, Refused: n.Refused}
+	if r.Refused == nil {
+		r.Refused = map[string]int64{}
+	}
+	return r
 }
 
 type timingResponse struct {
@@ -100,7 +123,7 @@ func (s *server) run(c *gin.Context) {
 		return
 	}
 	resp := newRunResponse(res.Outcome)
-	resp.Template, resp.Runtime = res.Template, res.Runtime
+	resp.Template, resp.Runtime, resp.Network = res.Template, res.Runtime, newNetworkResponse(res.Network)
 	s.writeRun(c, rj, resp)
 }
 

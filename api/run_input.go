@@ -31,6 +31,9 @@ func (s *server) toRunInput(req runRequest) (core.RunInput, error) {
 		MaxOutputBytes: req.MaxOutputBytes,
 		Limits:         toLimits(req.Limits),
 	}
+	if req.Network != nil {
+		in.Network = append([]string{}, req.Network.Allow...)
+	}
 	if req.Code == nil {
 		if _, err := s.core.TemplateOf(req.Language, req.Template); err != nil {
 			return in, err

@@ -24,6 +24,12 @@ type runRequest struct {
 	TimeoutMS      int64             `json:"timeout_ms"`
 	MaxOutputBytes int64             `json:"max_output_bytes"`
 	Limits         *limitsRequest    `json:"limits"`
+	Network        *networkRequest   `json:"network"`
+}
+
+// networkRequest asks for a network: the hosts the run means to reach.
+type networkRequest struct {
+	Allow []string `json:"allow"`
 }
 
 // fileRequest is one file written into the sandbox before the run.

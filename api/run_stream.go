@@ -67,7 +67,7 @@ func (s *server) runStream(c *gin.Context, plan core.RunPlan, format string) {
 		end.Error = &body
 	} else {
 		end.runResponse = newRunResponse(res.Outcome)
-		end.Template, end.Runtime = res.Template, res.Runtime
+		end.Template, end.Runtime, end.Network = res.Template, res.Runtime, newNetworkResponse(res.Network)
 	}
 	w.send("end", end)
 	w.finish()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/paddock-dev/paddock/egress"
 	"github.com/paddock-dev/paddock/policy"
 	"github.com/paddock-dev/paddock/pool"
 	"github.com/paddock-dev/paddock/runner"
@@ -51,6 +52,10 @@ type RunInput struct {
 	MaxOutputBytes int64
 	// Limits replace the template's resource limits field by field.
 	Limits Limits
+	// Network names the hosts the run means to reach (egress rules,
+	// network.go); nil: no network. What it gets is the server's
+	// allowance narrowed by it.
+	Network []string
 }
 
 // RunResult is a run's outcome and the template it ran on.
@@ -58,6 +63,8 @@ type RunResult struct {
 	Template     string
 	Runtime      string // the runtime that isolated the run's sandbox
 	pool.Outcome        // Result runner.RunResult, Kind, SandboxID, Timing
+	// Network is what a networked run's proxy saw; nil without a network.
+	Network *NetworkReport
 }
 
 // runPlan is a checked run, ready for the pool.
@@ -65,6 +72,7 @@ type runPlan struct {
 	template string
 	req      runner.RunRequest
 	opts     pool.RunOptions
+	network  *egress.Policy // nil: no network
 }
 
 // RunPlan is a run CheckRun has validated and authorized, ready for
@@ -134,6 +142,10 @@ func (s *Service) RunPlanned(ctx context.Context, p RunPlan, out runner.OutputFu
 	defer done()
 	plan.opts.Tenant = c.Tenant // waiting runs are served in turn across tenants
 	plan.opts.Since = arrived   // one queue deadline for both waits
+	if plan.network != nil {
+		pol := *plan.network
+		plan.opts.OnLease = func(sb runner.Sandbox) (func(), error) { return s.serveEgress(sb, pol, &res.Network) }
+	}
 	res.Outcome, err = s.pool.RunWith(ctx, plan.template, plan.opts, plan.req, out)
 	if err != nil {
 		return res, s.fail(err)
@@ -194,6 +206,12 @@ func (s *Service) planRun(in RunInput) (runPlan, error) {
 	}
 	if p.opts.Limits, err = s.runnerLimits(in.Limits); err != nil {
 		return p, err
+	}
+	if p.network, err = s.planNetwork(in.Network); err != nil {
+		return p, err
+	}
+	if p.network != nil {
+		p.opts.Network, p.req.Env = true, withProxy(p.req.Env)
 	}
 	p.template = tgt.template
 	return p, nil

@@ -111,6 +111,9 @@ type Config struct {
 	// authentications and admin actions; nil keeps none. The core only
 	// records into it (never blocking) and answers history queries.
 	Store *store.Store
+	// Egress configures the runs that ask for a network (network.go);
+	// nil refuses them all.
+	Egress *Egress
 
 	Logger *slog.Logger
 	// Now is the clock for token times and rate limits; nil is time.Now.

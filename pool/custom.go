@@ -25,6 +25,15 @@ type RunOptions struct {
 	// counts from it, and a run's Timing.Queue and Total include that
 	// wait. Zero: from the call.
 	Since time.Time
+	// Network asks for a sandbox with a network interface for an egress
+	// proxy (runner.Spec.Network): one started for the request, like a
+	// run with other limits, since pooled sandboxes have none.
+	Network bool
+	// OnLease, when set, is called with the run's sandbox before the run
+	// starts (to serve its egress proxy, say); its error ends the run, and
+	// the func it returns is called once the run is over, before the
+	// sandbox is released.
+	OnLease func(runner.Sandbox) (func(), error)
 }
 
 // AcquireWith is Acquire with opts: limits other than the template's get
@@ -62,10 +71,11 @@ func (tp *tpool) specFor(opts RunOptions) (runner.Spec, bool) {
 	if o.OpenFiles > 0 {
 		l.OpenFiles = o.OpenFiles
 	}
-	if *l == tp.tmpl.Spec.Limits {
+	if *l == tp.tmpl.Spec.Limits && !opts.Network {
 		return tp.tmpl.Spec, false
 	}
 	spec.Warmup = ""
+	spec.Network = opts.Network
 	return spec, true
 }
 

@@ -74,7 +74,7 @@ func (m *Manager) RunWith(ctx context.Context, template string, opts RunOptions,
 		}
 		o.Kind, o.SandboxID = lease.Kind, lease.Sandbox.ID()
 
-		o.Result, err = m.runOnce(ctx, lease.Sandbox, req, out, &o.Timing.Exec)
+		o.Result, err = m.runLeased(ctx, lease.Sandbox, opts, req, out, &o.Timing.Exec)
 		o.Timing.Total = time.Since(begin)
 		if err != nil && attempt == 1 && errors.Is(err, runner.ErrSandboxLost) && ctx.Err() == nil {
 			m.log.Warn("sandbox lost before the run; retrying on another",
@@ -83,6 +83,20 @@ func (m *Manager) RunWith(ctx context.Context, template string, opts RunOptions,
 		}
 		return o, err
 	}
+}
+
+// runLeased is runOnce with opts.OnLease around the run.
+func (m *Manager) runLeased(ctx context.Context, sb runner.Sandbox, opts RunOptions, req runner.RunRequest, out runner.OutputFunc, exec *time.Duration) (runner.RunResult, error) {
+	if opts.OnLease == nil {
+		return m.runOnce(ctx, sb, req, out, exec)
+	}
+	done, err := opts.OnLease(sb)
+	if err != nil {
+		m.Release(sb)
+		return runner.RunResult{}, err
+	}
+	defer done()
+	return m.runOnce(ctx, sb, req, out, exec)
 }
 
 // runOnce runs req on sb and always releases sb, also on panic and as soon

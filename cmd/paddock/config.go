@@ -56,7 +56,10 @@ type config struct {
 	// QueueDeadline bounds a request's wait for a sandbox; past it: 503.
 	QueueDeadline time.Duration
 	MaxSessions   int
-	MaxLive       int
+	// EgressAllow, EgressDeny and EgressHosts configure networked runs
+	// (egress.go).
+	EgressAllow, EgressDeny, EgressHosts string
+	MaxLive                              int
 	// HibernateDir keeps hibernated sessions' images ("" is the state
 	// dir's hibernate/, "off" none); HibernateAfter is the idle time
 	// before a session hibernates (0: only when paused); HibernateBudgetMB
@@ -180,6 +183,9 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.JobTTL, "job-ttl", jobs.DefaultTTL, "how long the result of a run sent with an Idempotency-Key is kept")
 	fs.IntVar(&c.MaxJobs, "max-jobs", jobs.DefaultMaxJobs, "runs sent with an Idempotency-Key kept at once (the oldest finished go first)")
 	fs.Int64Var(&c.MaxJobBytes, "max-job-bytes", jobs.DefaultMaxBytes, "bytes of stored idempotent runs kept on disk (the oldest finished go first)")
+	fs.StringVar(&c.EgressAllow, "egress-allow", env("PADDOCK_EGRESS_ALLOW", ""), "hosts runs may ask to reach, space-separated rules host[:port[,port]] or *.suffix (empty: runs get no network)")
+	fs.StringVar(&c.EgressDeny, "egress-deny", env("PADDOCK_EGRESS_DENY", ""), "hosts no run may reach whatever it asks, same syntax; always wins")
+	fs.StringVar(&c.EgressHosts, "egress-hosts", "", "names the egress proxy resolves to fixed addresses, comma-separated name=address (the address guard still applies)")
 	fs.StringVar(&c.HistoryDB, "history-db", env("PADDOCK_HISTORY_DB", ""),
 		"the history of runs, cells, session events, failed authentications and admin actions: a SQLite file (default: history.db in --state-dir), a postgres:// URL, or off")
 	fs.BoolVar(&c.HistoryRecordCode, "history-record-code", false, "keep each run's and cell's code in the history (off: only its SHA-256)")

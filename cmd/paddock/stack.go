@@ -228,8 +228,13 @@ func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
 	}
 	k.Start()
 	js.Start()
+	eg, err := egressConfig(cfg, reg, logger)
+	if err != nil {
+		return nil, errors.Join(err, k.Close(context.WithoutCancel(ctx)), p.Close(context.WithoutCancel(ctx)), closeHistory(ctx, hist))
+	}
 	// One core serves every door.
 	svc, err := core.New(core.Config{
+		Egress:         eg,
 		Pool:           p,
 		Kernels:        k,
 		Templates:      infos,

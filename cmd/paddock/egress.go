@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/egress"
+)
+
+// egressConfig is the core's networked-run configuration from the flags:
+// the allowance (--egress-allow, less --egress-deny) and names the
+// operator pins (--egress-hosts); nil when nothing is allowed.
+func egressConfig(cfg *config, reg prometheus.Registerer, logger *slog.Logger) (*core.Egress, error) {
+	allow, deny := strings.Fields(cfg.EgressAllow), strings.Fields(cfg.EgressDeny)
+	if len(allow) == 0 {
+		return nil, nil
+	}
+	pol, err := egress.NewPolicy(allow, deny)
+	if err != nil {
+		return nil, fmt.Errorf("--egress-allow/--egress-deny: %w", err)
+	}
+	hosts, err := parseHosts(cfg.EgressHosts)
+	if err != nil {
+		return nil, err
+	}
+	m, err := egress.NewMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	var res egress.Resolver = net.DefaultResolver
+	if len(hosts) > 0 {
+		res = pinned{hosts: hosts, next: net.DefaultResolver}
+	}
+	logger.Info("runs may ask for a network", "allow", pol.String())
+	return &core.Egress{Allow: pol, Resolver: res, Metrics: m, Logger: logger.With("component", "egress")}, nil
+}
+
+// parseHosts reads --egress-hosts: name=address pairs, comma-separated.
+func parseHosts(s string) (map[string][]netip.Addr, error) {
+	out := map[string][]netip.Addr{}
+	for _, kv := range splitList(s) {
+		name, addr, ok := strings.Cut(kv, "=")
+		ip, err := netip.ParseAddr(addr)
+		if !ok || name == "" || err != nil {
+			return nil, fmt.Errorf("--egress-hosts: %q is not name=address", kv)
+		}
+		name = strings.TrimSuffix(strings.ToLower(name), ".")
+		out[name] = append(out[name], ip)
+	}
+	return out, nil
+}
+
+// pinned answers the names the operator pinned, and asks next for the rest.
+type pinned struct {
+	hosts map[string][]netip.Addr
+	next  egress.Resolver
+}
+
+func (p pinned) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if addrs, ok := p.hosts[strings.TrimSuffix(strings.ToLower(host), ".")]; ok {
+		return addrs, nil
+	}
+	return p.next.LookupNetIP(ctx, network, host)
+}

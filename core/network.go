@@ -1,0 +1,116 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net"
+	"strconv"
+
+	"github.com/paddock-dev/paddock/egress"
+	"github.com/paddock-dev/paddock/runner"
+)
+
+// Network on purpose. A run may ask for a network (RunInput.Network: the
+// hosts it means to reach); what it gets is the server's allowance
+// narrowed by its request, never more. Its sandbox is then one with a
+// network interface whose only peer is an egress proxy the core serves
+// for that run alone (egress.Proxy), and the answer says which policy
+// applied and what the proxy saw.
+
+// Egress configures networked runs; nil Config.Egress (or a None Allow)
+// refuses every request for a network.
+type Egress struct {
+	// Allow is the server's allowance, its operator-wide denylist in it:
+	// the most any run may reach.
+	Allow egress.Policy
+	// Resolver resolves the names runs ask for; nil is the system's.
+	Resolver egress.Resolver
+	// Limits bound each run's proxy.
+	Limits egress.Limits
+	// Metrics are the proxies' shared counters; nil registers none.
+	Metrics *egress.Metrics
+	Logger  *slog.Logger
+}
+
+// NetworkPolicy is the egress policy a networked run got.
+type NetworkPolicy = egress.Policy
+
+// NetworkReport is what a networked run's proxy saw, under the policy it
+// enforced.
+type NetworkReport struct {
+	Policy egress.Policy
+	egress.Stats
+}
+
+// proxyURL is where a networked sandbox finds its proxy.
+var proxyURL = "http://" + net.JoinHostPort(runner.EgressAddr, strconv.Itoa(runner.EgressPort))
+
+// planNetwork checks a run's request for a network and returns the
+// policy it gets; nil when it asked for none.
+func (s *Service) planNetwork(asked []string) (*egress.Policy, error) {
+	if asked == nil {
+		return nil, nil
+	}
+	if len(asked) == 0 {
+		return nil, invalid("invalid_request", "network: name at least one host, or leave network out")
+	}
+	req, err := egress.NewPolicy(asked, nil)
+	if err != nil {
+		return nil, invalid("invalid_request", "network: %v", err)
+	}
+	if s.cfg.Egress == nil || s.cfg.Egress.Allow.None() {
+		return nil, &Error{Kind: KindForbidden, Code: "network_not_allowed",
+			Message: "this server gives runs no network (its operator allows no hosts: --egress-allow)"}
+	}
+	got := egress.Narrow(s.cfg.Egress.Allow, req)
+	if got.None() {
+		return nil, &Error{Kind: KindForbidden, Code: "network_not_allowed",
+			Message: fmt.Sprintf("none of the hosts asked for is allowed on this server (it allows %s)", s.cfg.Egress.Allow)}
+	}
+	return &got, nil
+}
+
+// withProxy is env with the proxy variables pip, npm, curl and Python's
+// and Node's HTTP clients read; the user's own values for them give way.
+func withProxy(env map[string]string) map[string]string {
+	out := maps.Clone(env)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
+		out[k] = proxyURL
+	}
+	for _, k := range []string{"NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"} {
+		delete(out, k)
+	}
+	return out
+}
+
+var errNoNetwork = errors.New("this server's runtime gives sandboxes no network")
+
+// serveEgress serves pol's proxy on sb's egress listener for one run and
+// returns what ends it, which fills report.
+func (s *Service) serveEgress(sb runner.Sandbox, pol egress.Policy, report **NetworkReport) (func(), error) {
+	e, ok := sb.(runner.Egress)
+	if !ok || e.EgressListener() == nil {
+		return nil, &Error{Kind: KindNotImplemented, Code: "network_unavailable", Message: errNoNetwork.Error(), cause: errNoNetwork}
+	}
+	cfg := s.cfg.Egress
+	p, err := egress.New(egress.Config{Sandbox: sb.ID(), Policy: pol, Resolver: cfg.Resolver, Limits: cfg.Limits,
+		Metrics: cfg.Metrics, Logger: cfg.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("starting the egress proxy of %s: %w", sb.ID(), err)
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = p.Serve(e.EgressListener())
+	}()
+	return func() {
+		*report = &NetworkReport{Policy: pol, Stats: p.Stats()}
+		_ = p.Close()
+		<-served
+	}, nil
+}
