@@ -105,6 +105,15 @@ func startsIn(ts []report.Throughput) string {
 	return strings.Join(out, " ")
 }
 
+// latencies pools the answered runs' round trips over ts.
+func latencies(ts []report.Throughput) []time.Duration {
+	var out []time.Duration
+	for _, t := range ts {
+		out = append(out, t.Latencies...)
+	}
+	return out
+}
+
 // refusedIn counts the busy answers over ts.
 func refusedIn(ts []report.Throughput) int {
 	n := 0

@@ -31,6 +31,11 @@ func rateRatio(r oneShotRates) float64 {
 	return pooledRate(r.with) / without
 }
 
+// p50p99 is "p50 / p99" of ds in milliseconds.
+func p50p99(ds []time.Duration) string {
+	return fmt.Sprintf("%.0f / %.0f", stats.MS(stats.Percentile(ds, 0.5)), stats.MS(stats.Percentile(ds, 0.99)))
+}
+
 // windowRates lists each window's runs per second.
 func windowRates(ts []report.Throughput) string {
 	var out []string
@@ -106,16 +111,16 @@ func printTail(w io.Writer, o bench.Options, res []tailResult, loadAvg string) e
 	if measuresOneShots(o) {
 		fmt.Fprintf(w, "\nOne-shot print(1) rate, %d windows of %s per condition in turns, each from a full pool: a second python session open and idle (without), or running a %s CPU loop cell after cell (with)\n", o.TailTurns, o.TailWindow, busyCellFor)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "binary\tclients\twithout runs/s\tper window\twith runs/s\tper window\twith ÷ without\tbusy cells/s\trefused without, with\tstarts without; with\t")
+		fmt.Fprintln(tw, "binary\tclients\twithout runs/s\tper window\twith runs/s\tper window\twith ÷ without\tbusy cells/s\trun p50 / p99 ms without\twith\trefused without, with\tstarts without; with\t")
 		for _, r := range res {
 			for _, t := range r.oneShots {
 				busyRate := 0.0
 				if t.busyFor > 0 {
 					busyRate = float64(t.busyCells) / t.busyFor.Seconds()
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%.2f\t%s\t%.2f\t%.2f\t%d, %d\t%s; %s\t\n", r.binary, t.clients,
+				fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%.2f\t%s\t%.2f\t%.2f\t%s\t%s\t%d, %d\t%s; %s\t\n", r.binary, t.clients,
 					pooledRate(t.without), windowRates(t.without), pooledRate(t.with), windowRates(t.with), rateRatio(t),
-					busyRate, refusedIn(t.without), refusedIn(t.with), startsIn(t.without), startsIn(t.with))
+					busyRate, p50p99(latencies(t.without)), p50p99(latencies(t.with)), refusedIn(t.without), refusedIn(t.with), startsIn(t.without), startsIn(t.with))
 			}
 		}
 		if err := tw.Flush(); err != nil {

@@ -88,10 +88,12 @@ func sampleResult() tailResult {
 		},
 		oneShots: []oneShotRates{{
 			clients: 4,
-			without: []report.Throughput{{Runs: 40, Elapsed: 10 * time.Second, Busy: 1, Starts: map[string]int{"pool": 40}},
+			without: []report.Throughput{{Runs: 40, Elapsed: 10 * time.Second, Busy: 1, Starts: map[string]int{"pool": 40},
+				Latencies: []time.Duration{200 * time.Millisecond, 300 * time.Millisecond, 400 * time.Millisecond}},
 				{Runs: 20, Elapsed: 10 * time.Second, Starts: map[string]int{"pool": 18, "restore": 2}}},
 			with: []report.Throughput{{Runs: 27, Elapsed: 10 * time.Second, Starts: map[string]int{"restore": 7, "pool": 20}},
-				{Runs: 27, Elapsed: 10 * time.Second, Busy: 2, Starts: map[string]int{"pool": 27}}},
+				{Runs: 27, Elapsed: 10 * time.Second, Busy: 2, Starts: map[string]int{"pool": 27},
+					Latencies: []time.Duration{900 * time.Millisecond}}},
 			busyCells: 36,
 			busyFor:   20 * time.Second,
 		}},
@@ -124,7 +126,7 @@ func TestPrintTail(t *testing.T) {
 		"after 4 2.00 10.00 2.5 0/0 4.0 2.50 3 0, 0",
 		"2 windows of 10s per condition in turns",
 		// without pooled and per window, with pooled and per window, ratio, busy cells/s, refused
-		"after 4 3.00 4.00, 2.00 2.70 2.70, 2.70 0.90 1.80 1, 2 pool 58 restore 2; pool 47 restore 7",
+		"after 4 3.00 4.00, 2.00 2.70 2.70, 2.70 0.90 1.80 300 / 400 900 / 900 1, 2 pool 58 restore 2; pool 47 restore 7",
 		"4 clients 0.90 (aim ≥ 0.95)",
 	} {
 		if !strings.Contains(out, want) {
