@@ -185,6 +185,56 @@ func TestE2EEgress(t *testing.T) {
 		}
 	})
 
+	// The hostile cases about the network (H41, H43), with a policy on:
+	// the host's API and addresses, the gateway on other ports, the
+	// stand-in internet directly, DNS and packet sockets all fail.
+	t.Run("hostile with a policy on", func(t *testing.T) {
+		targets := []string{e.srv.Listener.Addr().String(), "10.200.0.1:" + strings.Split(e.srv.Listener.Addr().String(), ":")[1],
+			"10.200.0.1:22", upstreamAddr + ":8080", upstreamHost + ":8080"}
+		addrs, _ := net.InterfaceAddrs()
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil {
+				targets = append(targets, net.JoinHostPort(ipn.IP.String(), strings.Split(e.srv.Listener.Addr().String(), ":")[1]))
+			}
+		}
+		list, _ := json.Marshal(targets)
+		code := fmt.Sprintf(`import socket
+for t in %s:
+    h, p = t.rsplit(":", 1)
+    try:
+        socket.create_connection((h, int(p)), 3).close(); print("CONNECTED", t)
+    except OSError as e:
+        print("no", type(e).__name__)
+try:
+    socket.getaddrinfo("exfil.sbx.invalid", 80); print("RESOLVED")
+except OSError as e:
+    print("dns", type(e).__name__)
+try:
+    socket.socket(socket.AF_PACKET, socket.SOCK_RAW); print("PACKET")
+except OSError as e:
+    print("packet", type(e).__name__)
+`, list)
+		status, a, raw := run(t, code, map[string]any{"allow": []string{"upstream.test:8080"}})
+		if status != http.StatusOK {
+			t.Fatalf("HTTP %d %s", status, raw)
+		}
+		for _, bad := range []string{"CONNECTED", "RESOLVED", "PACKET"} {
+			if strings.Contains(a.Stdout, bad) {
+				t.Errorf("a networked sandbox got out: %s", a.Stdout)
+			}
+		}
+		lines := strings.Split(strings.TrimSpace(a.Stdout), "\n")
+		failed := 0
+		for _, l := range lines {
+			if strings.HasPrefix(l, "no ") {
+				failed++
+			}
+		}
+		if failed != len(targets) || !slices.Contains(lines, "packet PermissionError") || !strings.HasPrefix(lines[len(lines)-2], "dns ") {
+			t.Errorf("stdout %q (stderr %q), want every connection, the lookup and the packet socket to fail", a.Stdout, a.Stderr)
+		}
+	})
+
 	if m := e.metrics(t); !strings.Contains(m, `paddock_egress_refused_total{reason="not_allowed"} 2`) ||
 		!strings.Contains(m, `paddock_egress_refused_total{reason="raw_ip"} 1`) {
 		t.Errorf("/metrics does not count the refusals by reason:\n%s", grepLines(m, "paddock_egress"))
