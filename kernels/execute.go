@@ -112,7 +112,7 @@ func (m *Manager) Execute(ctx context.Context, owner, id string, o ExecuteOption
 
 	req := runner.ExecuteRequest{Code: o.Code, Timeout: timeout, Env: o.Env, MaxOutput: m.cfg.MaxOutput, Input: o.Input}
 	// While the cell runs, sandbox starts yield to it (pool.CellBegin).
-	cellEnd := m.pool.CellBegin()
+	cellEnd := m.pool.CellBegin(s.id)
 	res, died, err := m.run(ctx, s, l, req, events)
 	cellEnd()
 	x.ExecuteResult = res

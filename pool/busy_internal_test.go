@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"sync"
 	"testing"
 	"time"
 )
@@ -14,7 +15,7 @@ func TestCellsCapStarts(t *testing.T) {
 		t.Fatalf("StartBudget with no cell = %d, want 3", got)
 	}
 
-	end := m.CellBegin()
+	end := m.CellBegin("")
 	if got := m.StartBudget(); got != 1 {
 		t.Fatalf("StartBudget while a cell runs = %d, want 1", got)
 	}
@@ -50,7 +51,7 @@ func TestCellHoldOutlastsTheCell(t *testing.T) {
 	m := newGatedManager(t, g, Config{Templates: []Template{warmTmpl("node", 0)}, StartBudget: 2, BusyStartBudget: 1,
 		BusyHold: 20 * time.Millisecond, QueueDeadline: time.Hour})
 
-	end := m.CellBegin()
+	end := m.CellBegin("")
 	acquireAsync(t, m, "node", "a", "r1")
 	if got := g.next(t); got != "r1" {
 		t.Fatalf("first start = %q, want r1", got)
@@ -73,8 +74,8 @@ func TestOnlyTheLatestHoldLifts(t *testing.T) {
 	g := newGatedStarts()
 	m := newGatedManager(t, g, Config{Templates: []Template{warmTmpl("node", 0)}, StartBudget: 2, BusyStartBudget: 1, BusyHold: time.Hour})
 
-	m.CellBegin()() // hold 1
-	end := m.CellBegin()
+	m.CellBegin("")() // hold 1
+	end := m.CellBegin("")
 	m.holdEnded(1) // its timer fires while a cell runs
 	if got := m.StartBudget(); got != 1 {
 		t.Fatalf("StartBudget with a cell running after an old hold ended = %d, want 1", got)
@@ -96,7 +97,7 @@ func TestLongCellStopsCapping(t *testing.T) {
 	m := newGatedManager(t, g, Config{Templates: []Template{warmTmpl("node", 0)}, StartBudget: 2, BusyStartBudget: 1,
 		BusyCellMax: 20 * time.Millisecond, QueueDeadline: time.Hour})
 
-	end := m.CellBegin()
+	end := m.CellBegin("")
 	defer end()
 	acquireAsync(t, m, "node", "a", "r1")
 	if got := g.next(t); got != "r1" {
@@ -129,4 +130,46 @@ func TestBusyConfigRejectsNegatives(t *testing.T) {
 			t.Errorf("withDefaults(%+v) accepted a negative", c)
 		}
 	}
+}
+
+// A session sending short cells back to back stops capping starts once
+// it has computed for BusyCellMax in a row, and counts again after a
+// pause longer than BusyHold; another session counts on its own. The
+// clock is a fake one, moved by hand.
+func TestBackToBackCellsStopCapping(t *testing.T) {
+	g := newGatedStarts()
+	m := newGatedManager(t, g, Config{Templates: []Template{warmTmpl("node", 0)}, StartBudget: 2, BusyStartBudget: 1,
+		BusyCellMax: time.Hour, BusyHold: time.Minute, QueueDeadline: time.Hour})
+	var mu sync.Mutex
+	now := time.Unix(1_800_000_000, 0)
+	m.mu.Lock()
+	m.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	m.mu.Unlock()
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	cellsNow := func() int { m.mu.Lock(); defer m.mu.Unlock(); return m.cells }
+
+	// Cells of half an hour each, 30 s apart: the third begins an hour in.
+	for i, want := range []int{1, 1, 0} {
+		end := m.CellBegin("busy")
+		if got := cellsNow(); got != want {
+			t.Fatalf("cell %d of the streak: %d counted, want %d", i+1, got, want)
+		}
+		advance(30 * time.Minute)
+		end()
+		advance(30 * time.Second)
+	}
+	if got := m.StartBudget(); got != 1 {
+		t.Fatalf("StartBudget in the hold after the counted cells = %d, want 1", got)
+	}
+	other := m.CellBegin("other")
+	if got := cellsNow(); got != 1 {
+		t.Errorf("another session's cell: %d counted, want 1", got)
+	}
+	other()
+	advance(2 * time.Minute) // a pause longer than BusyHold
+	end := m.CellBegin("busy")
+	if got := cellsNow(); got != 1 {
+		t.Errorf("after a pause the session's cell: %d counted, want 1", got)
+	}
+	end()
 }

@@ -65,6 +65,7 @@ type Manager struct {
 	// still holds after the last (busy.go); holdGen tells the latest hold's
 	// timer from older ones.
 	cells      int
+	streaks    map[string]*streak // each session's run of cells, by key (busy.go)
 	holding    bool
 	holdGen    uint64
 	queue      fairQueue

@@ -157,7 +157,7 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.StartBudget, "start-budget", 0, "sandbox starts (restores and boots, for the pools and for requests) running at once (0: two per CPU)")
 	fs.IntVar(&c.BusyStartBudget, "busy-start-budget", 1, "sandbox starts running at once while a session's cell runs and for --busy-hold after the last one, so that restores do not crowd live cells off the CPUs (0: no cap beyond --start-budget)")
 	fs.DurationVar(&c.BusyHold, "busy-hold", 100*time.Millisecond, "how long --busy-start-budget outlasts the last running cell, so that cells sent back to back keep it")
-	fs.DurationVar(&c.BusyCellMax, "busy-cell-max", 2*time.Second, "how long one running cell keeps --busy-start-budget; a longer cell stops counting, so that a long computation does not slow other requests' starts for its whole length (0: for as long as it runs)")
+	fs.DurationVar(&c.BusyCellMax, "busy-cell-max", 2*time.Second, "how long a session computing keeps --busy-start-budget, in one cell or in cells sent back to back (within --busy-hold); past it the session stops counting until it pauses, so that a long computation does not slow other requests' starts for its whole length (0: for as long as it runs)")
 	fs.DurationVar(&c.QueueDeadline, "queue-deadline", pool.DefaultQueueDeadline,
 		"longest a request waits for a sandbox (and a run slot); past it the answer is 503 saturated with Retry-After")
 	fs.IntVar(&c.MaxSessions, "max-sessions", 1000, "open sessions, hibernated ones included; beyond it creating one answers 429")
