@@ -15,6 +15,7 @@ import (
 	"github.com/paddock-dev/paddock/api/jobs"
 	"github.com/paddock-dev/paddock/core"
 	mcpdoor "github.com/paddock-dev/paddock/doors/mcp"
+	"github.com/paddock-dev/paddock/egress"
 	"github.com/paddock-dev/paddock/internal/webguard"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/pool"
@@ -59,6 +60,8 @@ type config struct {
 	// EgressAllow, EgressDeny and EgressHosts configure networked runs
 	// (egress.go).
 	EgressAllow, EgressDeny, EgressHosts string
+	EgressRateMB, EgressMaxMB            int64
+	EgressMaxConns                       int
 	MaxLive                              int
 	// HibernateDir keeps hibernated sessions' images ("" is the state
 	// dir's hibernate/, "off" none); HibernateAfter is the idle time
@@ -185,6 +188,9 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.MaxJobBytes, "max-job-bytes", jobs.DefaultMaxBytes, "bytes of stored idempotent runs kept on disk (the oldest finished go first)")
 	fs.StringVar(&c.EgressAllow, "egress-allow", env("PADDOCK_EGRESS_ALLOW", ""), "hosts runs may ask to reach, space-separated rules host[:port[,port]] or *.suffix (empty: runs get no network)")
 	fs.StringVar(&c.EgressDeny, "egress-deny", env("PADDOCK_EGRESS_DENY", ""), "hosts no run may reach whatever it asks, same syntax; always wins")
+	fs.Int64Var(&c.EgressRateMB, "egress-rate-mb", egress.DefaultBytesPerSecond>>20, "MiB/s each way a networked run's proxy carries")
+	fs.Int64Var(&c.EgressMaxMB, "egress-max-mb", egress.DefaultMaxBytes>>20, "MiB each way a networked run's proxy carries over the run")
+	fs.IntVar(&c.EgressMaxConns, "egress-max-conns", egress.DefaultMaxConns, "upstream connections a networked run's proxy holds open at once")
 	fs.StringVar(&c.EgressHosts, "egress-hosts", "", "names the egress proxy resolves to fixed addresses, comma-separated name=address (the address guard still applies)")
 	fs.StringVar(&c.HistoryDB, "history-db", env("PADDOCK_HISTORY_DB", ""),
 		"the history of runs, cells, session events, failed authentications and admin actions: a SQLite file (default: history.db in --state-dir), a postgres:// URL, or off")
@@ -268,6 +274,9 @@ func (c *config) Validate() error {
 	}
 	if c.MaxSessions < 1 || c.MaxLive < 1 {
 		errs = append(errs, errors.New("--max-sessions and --max-live-sessions must be at least 1"))
+	}
+	if c.EgressRateMB < 1 || c.EgressMaxMB < 1 || c.EgressMaxConns < 1 {
+		errs = append(errs, errors.New("--egress-rate-mb, --egress-max-mb and --egress-max-conns must be at least 1"))
 	}
 	if c.HibernateAfter < 0 || c.HibernateBudgetMB < 0 {
 		errs = append(errs, errors.New("--hibernate-after and --hibernate-budget-mb must be at least 0"))

@@ -39,7 +39,9 @@ func egressConfig(cfg *config, reg prometheus.Registerer, logger *slog.Logger) (
 		res = pinned{hosts: hosts, next: net.DefaultResolver}
 	}
 	logger.Info("runs may ask for a network", "allow", pol.String())
-	return &core.Egress{Allow: pol, Resolver: res, Metrics: m, Logger: logger.With("component", "egress")}, nil
+	lim := egress.Limits{MaxConns: cfg.EgressMaxConns, MaxBytesOut: cfg.EgressMaxMB << 20, MaxBytesIn: cfg.EgressMaxMB << 20,
+		BytesPerSecond: cfg.EgressRateMB << 20}
+	return &core.Egress{Allow: pol, Resolver: res, Limits: lim, Metrics: m, Logger: logger.With("component", "egress")}, nil
 }
 
 // parseHosts reads --egress-hosts: name=address pairs, comma-separated.

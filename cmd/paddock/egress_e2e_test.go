@@ -45,6 +45,10 @@ func startInternet(t *testing.T) {
 
 	ln := listenIn(t, name, upstreamAddr+":8080")
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/big" { // 2 MiB, over the test server's --egress-max-mb
+			_, _ = w.Write(make([]byte, 2<<20))
+			return
+		}
 		fmt.Fprintf(w, "hello from %s", r.Host)
 	})}
 	go func() { _ = srv.Serve(ln) }()
@@ -124,7 +128,7 @@ func TestE2EEgress(t *testing.T) {
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Fatal("ip (iproute2) is needed to build the test's network namespaces: make test installs it")
 	}
-	e := newE2EWith(t, "--egress-allow=upstream.test:8080 local.test:8080 *.allowed.test:8080",
+	e := newE2EWith(t, "--egress-allow=upstream.test:8080 local.test:8080 *.allowed.test:8080", "--egress-max-mb=1",
 		"--egress-hosts=upstream.test="+upstreamAddr+",other.test="+upstreamAddr+",local.test=127.0.0.1,a.allowed.test="+upstreamAddr)
 	startInternet(t)
 
@@ -164,6 +168,20 @@ func TestE2EEgress(t *testing.T) {
 		if a.Network.Connections < 1 || a.Network.BytesIn <= 0 || a.Network.Refused["not_allowed"] != 2 ||
 			a.Network.Refused["blocked_address"] != 1 || a.Network.Refused["raw_ip"] != 1 {
 			t.Errorf("network report %+v", a.Network)
+		}
+	})
+
+	t.Run("byte limit", func(t *testing.T) {
+		code := `import urllib.request
+try:
+    print(len(urllib.request.urlopen("http://upstream.test:8080/big", timeout=10).read()))
+except Exception as e:
+    print("cut", type(e).__name__)
+`
+		status, a, raw := run(t, code, map[string]any{"allow": []string{"upstream.test:8080"}})
+		if status != http.StatusOK || a.Network == nil || !strings.HasPrefix(a.Stdout, "cut ") || a.Network.Refused["byte_limit"] != 1 ||
+			a.Network.BytesIn != 1<<20 {
+			t.Errorf("a 2 MiB download under --egress-max-mb=1: HTTP %d %s; want it cut at 1 MiB, byte_limit counted", status, raw)
 		}
 	})
 
