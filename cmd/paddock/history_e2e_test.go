@@ -232,7 +232,7 @@ func TestE2EHistory(t *testing.T) {
 // countRows runs a COUNT query on the SQLite history file at path.
 func countRows(t *testing.T, path, query string) int {
 	t.Helper()
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(10000)") // the server writes meanwhile
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestE2EHistoryBrokenDatabase(t *testing.T) {
 		t.Fatal("the first run is not in the history")
 	}
 	// Break it: the runs table goes, as a damaged database file would.
-	db, err := sql.Open("sqlite", filepath.Join(e.cfg.StateDir, "history.db"))
+	db, err := sql.Open("sqlite", filepath.Join(e.cfg.StateDir, "history.db")+"?_pragma=busy_timeout(10000)") // the server writes meanwhile
 	if err != nil {
 		t.Fatal(err)
 	}
