@@ -64,20 +64,7 @@ func TestE2BSDK(t *testing.T) {
 		"control": {"template": "code-interpreter-v1", "state": "running", "listed": true, "running": true},
 		"kill": {"killed": true, "after": "NotFoundError", "again": false}
 	}`
-	var g, w map[string]any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("script printed %s: %v", got, err)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatal(err)
-	}
-	for k := range w {
-		if !reflect.DeepEqual(g[k], w[k]) {
-			gj, _ := json.Marshal(g[k])
-			wj, _ := json.Marshal(w[k])
-			t.Errorf("%s: got %s\n\twant %s", k, gj, wj)
-		}
-	}
+	expectReport(t, got, want)
 	if left := e.st.Kernels.ListAll(); len(left) != 0 {
 		t.Errorf("sessions left after kill: %+v", left)
 	}
@@ -106,5 +93,25 @@ func TestE2BSDKStuckCell(t *testing.T) {
 	}
 	if !reflect.DeepEqual(g, w) {
 		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
+
+// expectReport compares a client script's JSON report, key by key, with
+// want: every key of want must be in it with that value.
+func expectReport(t *testing.T, got []byte, want string) {
+	t.Helper()
+	var g, w map[string]any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("script printed %s: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	for k := range w {
+		if !reflect.DeepEqual(g[k], w[k]) {
+			gj, _ := json.Marshal(g[k])
+			wj, _ := json.Marshal(w[k])
+			t.Errorf("%s: got %s\n\twant %s", k, gj, wj)
+		}
 	}
 }

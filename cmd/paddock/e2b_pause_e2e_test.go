@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"reflect"
 	"testing"
 )
 
@@ -28,20 +26,7 @@ func TestE2BSDKPause(t *testing.T) {
 			"autoResumed": {"text": "8", "count": 2}, "refused": "SandboxError", "connected": {"text": "9", "count": 2}},
 		"kill": {"pausedKilled": true, "connectAfter": "SandboxNotFoundError"}
 	}`
-	var g, w map[string]any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("script printed %s: %v", got, err)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatal(err)
-	}
-	for k := range w {
-		if !reflect.DeepEqual(g[k], w[k]) {
-			gj, _ := json.Marshal(g[k])
-			wj, _ := json.Marshal(w[k])
-			t.Errorf("%s: got %s\n\twant %s", k, gj, wj)
-		}
-	}
+	expectReport(t, got, want)
 	if left := e.st.Kernels.ListAll(); len(left) != 0 {
 		t.Errorf("sessions left after kill: %+v", left)
 	}

@@ -14,11 +14,18 @@ import (
 // sendRaw sends body as is (nil: none) and returns the status and body.
 func (e *e2e) sendRaw(t *testing.T, method, path string, body []byte) (int, []byte) {
 	t.Helper()
+	return sendTo(t, method, e.srv.URL+path, body)
+}
+
+// sendTo sends body (none when nil) to url and returns the answer's
+// status and body.
+func sendTo(t *testing.T, method, url string, body []byte) (int, []byte) {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequest(method, e.srv.URL+path, rd)
+	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
 		t.Fatal(err)
 	}

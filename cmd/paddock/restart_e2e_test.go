@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -19,22 +17,11 @@ type restartClient struct{ url string }
 
 func (c restartClient) call(t *testing.T, method, path string, body any) (int, []byte) {
 	t.Helper()
-	var rd io.Reader
+	var b []byte
 	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
+		b, _ = json.Marshal(body)
 	}
-	req, err := http.NewRequest(method, c.url+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, raw
+	return sendTo(t, method, c.url+path, b)
 }
 
 // must is call for an answer that must be status; it decodes it into out.
