@@ -207,7 +207,7 @@ test-unit: ## run the tests that need no gVisor
 # `go run ./benchmarks -h`.
 BENCH_FLAGS ?=
 .PHONY: bench
-bench: install clients test-deps ## cold vs restore vs warm vs native, steady-state load at 1-16 clients against raw runsc (about 40 min), memory, Jupyter cell round trips (Paddock vs native Jupyter Server): a table of ratios, JSON, CSV and PNG in benchmarks/out/
+bench: install clients test-deps ## cold vs restore vs warm vs native, steady-state load at 1-16 clients against raw runsc, memory, Jupyter cell round trips (Paddock vs native Jupyter Server): a table of ratios, JSON, CSV and PNG in benchmarks/out/ (about 46 min in all)
 	go run ./benchmarks --paddock=$(BIN)/paddock --runsc=$(RUNSC) --agent=$(BIN)/paddock-agent --cache-dir=$(PADDOCK_CACHE) \
 		--json=benchmarks/out/bench.json --csv=benchmarks/out/bench.csv --png=benchmarks/out/bench.png $(BENCH_FLAGS)
 

@@ -243,6 +243,12 @@ func env(key, def string) string {
 }
 
 // Validate checks the configuration before anything starts.
+// The ceilings of --max-body and --max-output.
+const (
+	maxBodyCeiling   = 1 << 30
+	maxOutputCeiling = 64 << 20
+)
+
 func (c *config) Validate() error {
 	var errs []error
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
@@ -293,8 +299,10 @@ func (c *config) Validate() error {
 	if c.MaxTimeout < time.Second {
 		errs = append(errs, errors.New("--max-timeout must be at least 1s"))
 	}
-	if c.MaxBody < 1<<10 || c.MaxOutput < 1<<10 {
-		errs = append(errs, errors.New("--max-body and --max-output must be at least 1 KiB"))
+	// Both are held in memory whole: a request body while it is read, each
+	// output stream of a run or cell until it is answered.
+	if c.MaxBody < 1<<10 || c.MaxBody > maxBodyCeiling || c.MaxOutput < 1<<10 || c.MaxOutput > maxOutputCeiling {
+		errs = append(errs, fmt.Errorf("--max-body must be between 1 KiB and 1 GiB and --max-output between 1 KiB and 64 MiB, got %d and %d", c.MaxBody, c.MaxOutput))
 	}
 	if c.MCPSessionIdle < time.Second {
 		errs = append(errs, errors.New("--mcp-session-idle must be at least 1s"))

@@ -27,6 +27,10 @@ func TestConfigMaxLimits(t *testing.T) {
 		{name: "busy start budget and hold", flags: []string{"--busy-start-budget=0", "--busy-hold=0"}},
 		{name: "negative busy start budget", flags: []string{"--busy-start-budget=-1"}, wantErr: "--busy-start-budget and --busy-cell-max must be at least 0 and --busy-hold between 0 and 1m"},
 		{name: "negative busy cell max", flags: []string{"--busy-cell-max=-1s"}, wantErr: "--busy-start-budget and --busy-cell-max must be at least 0 and --busy-hold between 0 and 1m"},
+		{name: "body and output at their ceilings", flags: []string{"--max-body=1073741824", "--max-output=67108864"}},
+		{name: "output past its ceiling", flags: []string{"--max-output=67108865"}, wantErr: "--max-output between 1 KiB and 64 MiB, got 10485760 and 67108865"},
+		{name: "body past its ceiling", flags: []string{"--max-body=1073741825"}, wantErr: "--max-body must be between 1 KiB and 1 GiB"},
+		{name: "output below its floor", flags: []string{"--max-output=1023"}, wantErr: "--max-output between 1 KiB and 64 MiB"},
 		{name: "long busy hold", flags: []string{"--busy-hold=61s"}, wantErr: "--busy-start-budget and --busy-cell-max must be at least 0 and --busy-hold between 0 and 1m"},
 	}
 	for _, tc := range tests {
