@@ -110,10 +110,10 @@ func TestTemplates(t *testing.T) {
 	rec := f.do(t, http.MethodGet, "/v1/templates", "")
 	checkResponse(t, rec, http.StatusOK, `{"templates":[`+
 		`{"name":"python","language":"python","description":"Python 3 with numpy","versions":{"python":"3.11.2"},`+
-		`"limits":{"memory_mb":512,"processes":64,"cpus":1,"disk_mb":64,"open_files":0,"timeout_ms":30000},`+
+		`"limits":{"memory_mb":512,"processes":64,"cpus":1,"disk_mb":64,"open_files":0,"timeout_ms":30000},"network":{"mode":"none"},`+
 		`"pool":{"target":1,"floor":1,"ceiling":1,"ready":1,"in_use":0,"starting":0,"waiting":0,"healthy":true,"image":"ready","snapshot":"off","hits":0,"misses":0,"restores":0,"cold_starts":1,"restore_failures":0,"kernels":0,"kernels_ready":0,"kernels_starting":0,"kernel_hits":0,"kernel_misses":0}},`+
 		`{"name":"node","language":"node","description":"Node.js","versions":{},`+
-		`"limits":{"memory_mb":0,"processes":0,"cpus":0,"disk_mb":0,"open_files":0,"timeout_ms":0},`+
+		`"limits":{"memory_mb":0,"processes":0,"cpus":0,"disk_mb":0,"open_files":0,"timeout_ms":0},"network":{"mode":"none"},`+
 		`"pool":{"target":0,"floor":0,"ceiling":0,"ready":0,"in_use":0,"starting":0,"waiting":0,"healthy":false,"image":"ready","snapshot":"off","hits":0,"misses":0,"restores":0,"cold_starts":0,"restore_failures":0,"kernels":0,"kernels_ready":0,"kernels_starting":0,"kernel_hits":0,"kernel_misses":0}}],`+
 		`"min_limits":{"memory_mb":64,"processes":16,"cpus":0.25,"disk_mb":16,"open_files":64,"timeout_ms":1},`+
 		`"max_limits":{"memory_mb":2048,"processes":256,"cpus":2,"disk_mb":2048,"open_files":4096,"timeout_ms":60000}}`+"\n")

@@ -47,6 +47,14 @@ type NetworkReport struct {
 // proxyURL is where a networked sandbox finds its proxy.
 var proxyURL = "http://" + net.JoinHostPort(runner.EgressAddr, strconv.Itoa(runner.EgressPort))
 
+// networkAllowance is the most any run may reach on this server.
+func (s *Service) networkAllowance() egress.Policy {
+	if s.cfg.Egress == nil {
+		return egress.Policy{}
+	}
+	return s.cfg.Egress.Allow
+}
+
 // planNetwork checks a run's request for a network and returns the
 // policy it gets; nil when it asked for none.
 func (s *Service) planNetwork(asked []string) (*egress.Policy, error) {

@@ -45,7 +45,11 @@ type TemplateLimits struct {
 // TemplateInfo is a template with the state of its pool.
 type TemplateInfo struct {
 	Template
-	Pool PoolInfo `json:"pool"`
+	// Network is the most a run of the template may reach: the server's
+	// egress allowance with its denylist (mode none when it gives runs no
+	// network). A run's own request narrows it, never widens it.
+	Network NetworkPolicy `json:"network"`
+	Pool    PoolInfo      `json:"pool"`
 }
 
 // PoolInfo is a template's pool as clients see it.
@@ -98,6 +102,7 @@ func (s *Service) Templates() []TemplateInfo {
 		st := stats[t.Name]
 		out = append(out, TemplateInfo{
 			Template: t,
+			Network:  s.networkAllowance(),
 			Pool: PoolInfo{
 				Target: st.Target, Floor: st.Floor, Ceiling: st.Ceiling,
 				Ready: st.Ready, InUse: st.InUse, Starting: st.Starting, Waiting: st.Waiting, Healthy: st.Healthy,

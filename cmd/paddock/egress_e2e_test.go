@@ -171,6 +171,27 @@ func TestE2EEgress(t *testing.T) {
 		}
 	})
 
+	t.Run("templates list the allowance", func(t *testing.T) {
+		var tl struct {
+			Templates []struct {
+				Name    string `json:"name"`
+				Network struct {
+					Mode  string   `json:"mode"`
+					Allow []string `json:"allow"`
+				} `json:"network"`
+			} `json:"templates"`
+		}
+		if status := getJSON(t, e.srv.URL+"/v1/templates", &tl); status != http.StatusOK || len(tl.Templates) == 0 {
+			t.Fatalf("GET /v1/templates: HTTP %d, %d templates", status, len(tl.Templates))
+		}
+		want := []string{"*.allowed.test:8080", "local.test:8080", "upstream.test:8080"}
+		for _, tpl := range tl.Templates {
+			if got := slices.Sorted(slices.Values(tpl.Network.Allow)); tpl.Network.Mode != "allowlist" || !slices.Equal(got, want) {
+				t.Errorf("template %s: network %+v, want an allowlist of %v", tpl.Name, tpl.Network, want)
+			}
+		}
+	})
+
 	t.Run("byte limit", func(t *testing.T) {
 		code := `import urllib.request
 try:
