@@ -141,8 +141,21 @@ func templateObject(t core.TemplateInfo) object {
 		"limits": fields("Limits", map[string]any{"memoryMB": l.MemoryMB, "processes": l.Processes, "cpus": l.CPUs,
 			"diskMB": l.DiskMB, "openFiles": l.OpenFiles, "timeoutMS": l.TimeoutMS}),
 		"warmImports": list(t.WarmImports), "defaultFor": list(t.DefaultFor),
-		"pool": poolObject(t.Name, t.Pool),
+		"network": policyObject(t.Network),
+		"pool":    poolObject(t.Name, t.Pool),
 	})
+}
+
+func policyObject(p core.NetworkPolicy) object {
+	// The policy's JSON form is its public one (mode, canonical rules).
+	var j struct {
+		Mode        string
+		Allow, Deny []string
+	}
+	if raw, err := json.Marshal(p); err == nil {
+		_ = json.Unmarshal(raw, &j)
+	}
+	return fields("NetworkPolicy", map[string]any{"mode": j.Mode, "allow": list(j.Allow), "deny": list(j.Deny)})
 }
 
 func poolObject(template string, p core.PoolInfo) object {
