@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"net/http"
 	"strconv"
 
 	"github.com/paddock-dev/paddock/egress"
@@ -29,6 +30,9 @@ type Egress struct {
 	Resolver egress.Resolver
 	// Limits bound each run's proxy.
 	Limits egress.Limits
+	// Secrets are headers the operator attaches to plain-HTTP requests
+	// for a host (egress.Config.Secrets); user code never sees them.
+	Secrets map[string]http.Header
 	// Metrics are the proxies' shared counters; nil registers none.
 	Metrics *egress.Metrics
 	Logger  *slog.Logger
@@ -106,7 +110,7 @@ func (s *Service) serveEgress(sb runner.Sandbox, pol egress.Policy, report **Net
 		return nil, &Error{Kind: KindNotImplemented, Code: "network_unavailable", Message: errNoNetwork.Error(), cause: errNoNetwork}
 	}
 	cfg := s.cfg.Egress
-	p, err := egress.New(egress.Config{Sandbox: sb.ID(), Policy: pol, Resolver: cfg.Resolver, Limits: cfg.Limits,
+	p, err := egress.New(egress.Config{Sandbox: sb.ID(), Policy: pol, Resolver: cfg.Resolver, Limits: cfg.Limits, Secrets: cfg.Secrets,
 		Metrics: cfg.Metrics, Logger: cfg.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("starting the egress proxy of %s: %w", sb.ID(), err)
