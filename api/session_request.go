@@ -7,6 +7,7 @@ type createSessionRequest struct {
 	TTLS     int64             `json:"ttl_s"`
 	Env      map[string]string `json:"env"`
 	Limits   *limitsRequest    `json:"limits"`
+	Network  *networkRequest   `json:"network"`
 }
 
 // executeRequest is the body of POST /v1/sessions/{id}/execute.

@@ -32,6 +32,8 @@ type sessionResponse struct {
 	LostReason string `json:"lost_reason,omitempty"`
 	// ImageBytes is the disk a hibernated session's saved state takes.
 	ImageBytes int64 `json:"image_bytes,omitempty"`
+	// Network is the egress policy of a networked session's sandboxes.
+	Network *core.NetworkPolicy `json:"network,omitempty"`
 	// Resumed and ResumeMS are only in the answer to a resume: whether
 	// the session was hibernated and woken, and how long that took.
 	Resumed  bool    `json:"resumed,omitempty"`
@@ -108,6 +110,7 @@ func (s *server) createSession(c *gin.Context) {
 		TTL:      core.Scaled(req.TTLS, time.Second),
 		Env:      req.Env,
 		Limits:   toLimits(req.Limits),
+		Network:  toNetworkAsk(req.Network),
 	})
 	if err != nil {
 		s.writeError(c, err)
@@ -323,5 +326,14 @@ func sessionResponseOf(sess core.Session) sessionResponse {
 		Restarts:       sess.Restarts,
 		LostReason:     sess.LostReason,
 		ImageBytes:     sess.ImageBytes,
+		Network:        sess.Network,
 	}
+}
+
+// toNetworkAsk is a session's network request in the core's terms.
+func toNetworkAsk(req *networkRequest) *core.NetworkAsk {
+	if req == nil {
+		return nil
+	}
+	return &core.NetworkAsk{Allow: append([]string{}, req.Allow...)}
 }

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"maps"
 	"net"
-	"net/http"
 	"strconv"
 
 	"github.com/paddock-dev/paddock/egress"
@@ -32,7 +31,7 @@ type Egress struct {
 	Limits egress.Limits
 	// Secrets are headers the operator attaches to plain-HTTP requests
 	// for a host (egress.Config.Secrets); user code never sees them.
-	Secrets map[string]http.Header
+	Secrets egress.Secrets
 	// Metrics are the proxies' shared counters; nil registers none.
 	Metrics *egress.Metrics
 	Logger  *slog.Logger

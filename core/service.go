@@ -162,6 +162,9 @@ func New(cfg Config) (*Service, error) {
 		verifier: newVerifier(cfg.Auth, cfg.Now), tenants: newTenants(cfg), authFailures: newAuthFailures(cfg),
 		history: newHistory()}
 	s.metrics = newMetrics(cfg.Registry, cfg.Pool)
+	if cfg.Kernels != nil {
+		cfg.Kernels.SetNetwork(s.serveSessionNetwork)
+	}
 	s.metrics.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "paddock_tenant_runs_waiting",
 		Help: "One-shot runs waiting for one of their tenant's runs in flight to finish (--tenant-max-runs), all tenants.",

@@ -31,6 +31,9 @@ type SessionInput struct {
 	// maximum lifetime unless a call or ResumeSession wakes it. It needs
 	// hibernation on (hibernation_off otherwise).
 	HibernateAtExpiry bool
+	// Network asks for a network for the session's sandboxes
+	// (session_network.go); nil: none.
+	Network *NetworkAsk
 }
 
 // Session describes a session to its owner.
@@ -40,6 +43,9 @@ type Session struct {
 	// runtime that isolates its sandbox.
 	Language string
 	Runtime  string
+	// Network is the egress policy the session's sandboxes get; nil
+	// without a network.
+	Network *NetworkPolicy
 }
 
 // sessionsFor checks that sessions are on and the caller may use them.
@@ -54,7 +60,8 @@ func (s *Service) sessionsFor(c Caller) error {
 }
 
 func (s *Service) session(info kernels.Info) Session {
-	return Session{Info: info, Language: s.langOf[info.Template], Runtime: s.runtimeOf[info.Template]}
+	return Session{Info: info, Language: s.langOf[info.Template], Runtime: s.runtimeOf[info.Template],
+		Network: sessionNetwork(info.Network)}
 }
 
 // CreateSession opens a session owned by the caller's tenant. It checks
@@ -102,6 +109,13 @@ func (s *Service) createOptions(in SessionInput) (kernels.CreateOptions, error) 
 		return out, err
 	}
 	out.HibernateAtExpiry = in.HibernateAtExpiry
+	var pol *NetworkPolicy
+	if out.Network, pol, err = s.planSessionNetwork(in.Network); err != nil {
+		return out, err
+	}
+	if pol != nil {
+		out.Env = withProxy(out.Env)
+	}
 	return out, nil
 }
 

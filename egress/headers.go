@@ -57,3 +57,7 @@ func holdsSecret(v string, secrets http.Header) bool {
 	}
 	return false
 }
+
+// Secrets are the headers an operator attaches to the plain-HTTP requests
+// for each host (Config.Secrets), by exact host name.
+type Secrets = map[string]http.Header

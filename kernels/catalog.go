@@ -58,6 +58,8 @@ type record struct {
 	// NoteDoor's Note is a door's bookkeeping (note.go).
 	NoteDoor string `json:"note_door,omitempty"`
 	Note     []byte `json:"note,omitempty"`
+	// Network is the session's egress policy (network.go).
+	Network string `json:"network,omitempty"`
 }
 
 type checkpointRecord struct {
@@ -69,7 +71,7 @@ type checkpointRecord struct {
 func (m *Manager) recordLocked(s *session) record {
 	r := record{ID: s.id, Owner: s.owner, Template: s.template, Created: s.created, LastUsed: s.lastUsed,
 		TTL: s.ttl, Env: s.env, Limits: s.limits, Count: s.count, Restarts: s.restarts, Sleeps: s.sleeps,
-		SleepAtExpiry: s.sleepAtExpiry, NoteDoor: s.noteDoor, Note: s.note}
+		SleepAtExpiry: s.sleepAtExpiry, NoteDoor: s.noteDoor, Note: s.note, Network: s.network}
 	if s.asleep {
 		r.Image, r.ImageBytes, r.SleptAt = filepath.Base(s.image), s.imageBytes, s.sleptAt
 	}
@@ -155,7 +157,7 @@ func (m *Manager) adopt(ctx context.Context) (map[string]bool, error) {
 // adoptOne makes r's session, marking in keep the files it still uses.
 func (m *Manager) adoptOne(r record, keep map[string]bool) *session {
 	s := &session{id: r.ID, owner: r.Owner, template: r.Template, created: r.Created, lastUsed: r.LastUsed,
-		ttl: r.TTL, env: r.Env, limits: r.Limits, count: r.Count, restarts: r.Restarts, sleeps: r.Sleeps,
+		ttl: r.TTL, env: r.Env, limits: r.Limits, network: r.Network, count: r.Count, restarts: r.Restarts, sleeps: r.Sleeps,
 		sleepAtExpiry: r.SleepAtExpiry, noteDoor: r.NoteDoor, note: r.Note, ended: make(chan struct{}), cur: &lease{sb: goneSandbox{}}}
 	s.cur.releaseOnce.Do(func() {}) // nothing to give back
 	why := r.Lost

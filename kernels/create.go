@@ -34,6 +34,10 @@ type CreateOptions struct {
 	// its TTL counted from then. It needs hibernation on
 	// (ErrHibernationOff). Should saving it fail, it ends as expired.
 	HibernateAtExpiry bool
+	// Network is the egress policy of the session's sandboxes, opaque
+	// here and served by the manager's NetworkFunc (network.go); empty:
+	// no network.
+	Network string
 }
 
 // Create leases a sandbox of o.Template, opens a kernel on it and returns
@@ -52,7 +56,7 @@ func (m *Manager) Create(ctx context.Context, owner string, o CreateOptions) (In
 	err = m.makeRoom("creating session")
 	var l *lease
 	if err == nil {
-		l, err = m.open(ctx, owner, o.Template, o.Env, o.Limits)
+		l, err = m.open(ctx, owner, o.Template, o.Env, o.Limits, o.Network)
 	}
 
 	m.mu.Lock()
@@ -127,10 +131,12 @@ func (m *Manager) reserve() error {
 // wait in the pool's queue and count against its limits alike. On failure
 // the returned lease, if any, still holds the sandbox for the caller to
 // release.
-func (m *Manager) open(ctx context.Context, owner, template string, env map[string]string, limits runner.Limits) (*lease, error) {
-	opts := pool.RunOptions{Limits: limits, Tenant: owner}
-	if l, ok, err := m.premade(template, env, opts); err != nil || ok {
-		return l, err
+func (m *Manager) open(ctx context.Context, owner, template string, env map[string]string, limits runner.Limits, network string) (*lease, error) {
+	opts := pool.RunOptions{Limits: limits, Tenant: owner, Network: network != ""}
+	if network == "" {
+		if l, ok, err := m.premade(template, env, opts); err != nil || ok {
+			return l, err
+		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -147,6 +153,9 @@ func (m *Manager) open(ctx context.Context, owner, template string, env map[stri
 		return nil, err
 	}
 	l := &lease{sb: pl.Sandbox, start: pl.Kind, opening: OpenTiming{Acquire: pl.Wait, Start: pl.Start}}
+	if err := m.serveNetwork(l, network); err != nil {
+		return l, err
+	}
 	opener, ok := pl.Sandbox.(runner.KernelOpener)
 	if !ok {
 		return l, fmt.Errorf("on %s sandbox: %w", template, runner.ErrNotSupported)
@@ -193,6 +202,7 @@ func (m *Manager) newSession(owner string, o CreateOptions, ttl time.Duration, l
 		template:      o.Template,
 		env:           o.Env,
 		limits:        o.Limits,
+		network:       o.Network,
 		cur:           l,
 		created:       now,
 		ttl:           ttl,

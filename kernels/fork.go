@@ -127,7 +127,7 @@ func (m *Manager) child(ctx context.Context, parent *session, dir string, count 
 	}
 	l.opening.Kernel = time.Since(begin) - l.opening.Acquire
 	c := m.newSession(parent.owner, CreateOptions{Template: parent.template, Env: parent.env, Limits: parent.limits,
-		HibernateAtExpiry: parent.sleepAtExpiry}, parent.ttl, l)
+		HibernateAtExpiry: parent.sleepAtExpiry, Network: parent.network}, parent.ttl, l)
 	c.count = count
 	m.sessions[c.id] = c
 	m.mu.Unlock()

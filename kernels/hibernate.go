@@ -148,7 +148,7 @@ func (m *Manager) sleep(ctx context.Context, s *session) error {
 		m.log.Warn("hibernating a session failed", keySessionID, s.id, keySandboxID, l.sb.ID(), "error", err)
 		return fmt.Errorf("hibernating session %s: %w", s.id, err)
 	}
-	l.releaseOnce.Do(func() {}) // the pool released the sandbox
+	l.releaseOnce.Do(l.dropNet) // the pool released the sandbox
 	m.mu.Lock()
 	meta := imageMeta{Session: s.id, Owner: s.owner, Template: s.template, Count: s.count}
 	m.mu.Unlock()
@@ -264,12 +264,15 @@ func (m *Manager) awake(ctx context.Context, s *session) (*lease, Wake, error) {
 // failure the returned lease, if any, still holds the sandbox; lost says
 // the failure is the image's (not the pool's, nor the call's).
 func (m *Manager) wakeKernel(ctx context.Context, s *session, dir string, count int) (l *lease, lost bool, err error) {
-	pl, err := m.pool.Wake(ctx, s.template, dir, pool.RunOptions{Limits: s.limits, Tenant: s.owner})
+	pl, err := m.pool.Wake(ctx, s.template, dir, pool.RunOptions{Limits: s.limits, Tenant: s.owner, Network: s.network != ""})
 	if err != nil {
 		transient := ctx.Err() != nil || m.ctx.Err() != nil || errors.Is(err, pool.ErrSaturated) || errors.Is(err, pool.ErrClosed)
 		return nil, !transient, err
 	}
 	l = &lease{sb: pl.Sandbox, start: pl.Kind, opening: OpenTiming{Acquire: pl.Wait, Start: pl.Start}}
+	if err := m.serveNetwork(l, s.network); err != nil {
+		return l, false, err
+	}
 	attacher, ok := pl.Sandbox.(runner.KernelAttacher)
 	if !ok {
 		return l, true, errors.New("its sandbox cannot hand back a kernel")

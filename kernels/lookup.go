@@ -165,7 +165,10 @@ func (m *Manager) release(s *session) {
 }
 
 func (m *Manager) releaseLease(l *lease) {
-	l.releaseOnce.Do(func() { m.pool.Release(l.sb) })
+	l.releaseOnce.Do(func() {
+		l.dropNet()
+		m.pool.Release(l.sb)
+	})
 }
 
 // SetTTL gives the owner's session id the idle TTL ttl, counted from now

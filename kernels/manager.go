@@ -44,6 +44,7 @@ type Manager struct {
 	sleepBytes int64
 	started    bool
 	closed     bool
+	network    NetworkFunc // serves networked sessions' egress (network.go)
 
 	// catMu makes the catalog's writes one at a time (catalog.go).
 	catMu sync.Mutex

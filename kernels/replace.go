@@ -116,7 +116,7 @@ func (m *Manager) replace(s *session, old *lease, why string) error {
 		keySandboxID, old.sb.ID(), "why", why)
 	ctx, cancel := context.WithTimeout(m.ctx, replaceTimeout)
 	defer cancel()
-	l, err := m.open(ctx, s.owner, s.template, s.env, s.limits)
+	l, err := m.open(ctx, s.owner, s.template, s.env, s.limits, s.network)
 
 	m.mu.Lock()
 	if err == nil && s.closed {

@@ -45,6 +45,9 @@ type Info struct {
 	// LostReason says, in words fit for the client, why a lost session's
 	// kernel died and why no fresh one could be had; empty unless lost.
 	LostReason string
+	// Network is the session's egress policy as the core gave it
+	// (CreateOptions.Network); empty without a network.
+	Network string
 }
 
 // OpenTiming splits a session's creation into its phases.
@@ -64,6 +67,9 @@ type session struct {
 	// env and limits are the session's own, for every kernel it opens.
 	env    map[string]string
 	limits runner.Limits
+	// network is the egress policy of every sandbox the session leases
+	// (network.go); empty: none.
+	network string
 
 	// ended is closed once the session is closed or lost: turn waiters
 	// give up and the loss watcher stops.
@@ -119,6 +125,7 @@ type lease struct {
 	start       pool.StartKind
 	opening     OpenTiming
 	releaseOnce sync.Once
+	unnet       func() // stops the sandbox's egress (network.go); nil without a network
 }
 
 func (s *session) markEnded() { s.endOnce.Do(func() { close(s.ended) }) }
@@ -165,6 +172,7 @@ func (m *Manager) infoLocked(s *session) Info {
 		ID:             s.id,
 		Owner:          s.owner,
 		Template:       s.template,
+		Network:        s.network,
 		SandboxID:      sandbox,
 		ImageBytes:     s.imageBytes,
 		CreatedAt:      s.created,

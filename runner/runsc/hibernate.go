@@ -37,6 +37,9 @@ func (rt *Runtime) checkpoint(ctx context.Context, sb runner.Sandbox, dir string
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return fmt.Errorf("hibernating %s: %w", sb.ID(), err)
 	}
+	if err := rt.saveArgs(sb.ID(), dir); err != nil {
+		return fmt.Errorf("hibernating %s: %w", sb.ID(), err)
+	}
 	if err := rt.runsc.CheckpointWith(ctx, sb.ID(), dir, CheckpointOpts{LeaveRunning: leaveRunning, ExcludeZeroPages: true}); err != nil {
 		return fmt.Errorf("hibernating %s: %w", sb.ID(), err)
 	}
@@ -48,6 +51,10 @@ func (rt *Runtime) checkpoint(ctx context.Context, sb runner.Sandbox, dir string
 
 // Wake restores a sandbox of spec from the image in dir.
 func (rt *Runtime) Wake(ctx context.Context, dir string, spec runner.Spec) (runner.Sandbox, error) {
+	spec, err := withSavedWarmup(spec, dir)
+	if err != nil {
+		return nil, fmt.Errorf("waking %s: %w", dir, err)
+	}
 	return rt.Restore(ctx, runner.Snapshot{Path: dir, Spec: spec})
 }
 

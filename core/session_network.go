@@ -1,0 +1,104 @@
+package core
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/paddock-dev/paddock/egress"
+	"github.com/paddock-dev/paddock/runner"
+)
+
+// Networked sessions. A session that asks for a network gets the server's
+// allowance narrowed by its request, as a run does (network.go), for its
+// whole life: every sandbox it leases, the first, a replacement after its
+// kernel died, one woken from its image, a fork child's, is networked and
+// served by its own egress proxy under that policy. The kernels keep the
+// policy (in its JSON form) in the session's catalog record; a session
+// woken on a later server is narrowed again by that server's allowance, so
+// an operator who takes a host away takes it from sleeping sessions too.
+
+// NetworkAsk is what a session asks of the network.
+type NetworkAsk struct {
+	// Allow names the hosts the session means to reach, as RunInput.
+	// Network does.
+	Allow []string
+	// All asks for everything the server allows (E2B's
+	// allow_internet_access); Allow must then be empty.
+	All bool
+	// Deny names hosts the session must not reach, even allowed ones; it
+	// only narrows.
+	Deny []string
+}
+
+// planSessionNetwork checks a session's ask and returns its policy in the
+// JSON form the kernels keep; "" without a network.
+func (s *Service) planSessionNetwork(ask *NetworkAsk) (string, *egress.Policy, error) {
+	if ask == nil {
+		return "", nil, nil
+	}
+	if ask.All && len(ask.Allow) > 0 {
+		return "", nil, invalid("invalid_request", "network: ask for all the server allows or name hosts, not both")
+	}
+	deny, err := egress.NewPolicy(nil, ask.Deny)
+	if err != nil {
+		return "", nil, invalid("invalid_request", "network: deny: %v", err)
+	}
+	var pol *egress.Policy
+	if ask.All {
+		if s.cfg.Egress == nil || s.cfg.Egress.Allow.None() {
+			return "", nil, &Error{Kind: KindForbidden, Code: "network_not_allowed",
+				Message: "this server gives sessions no network (its operator allows no hosts: --egress-allow)"}
+		}
+		all := s.cfg.Egress.Allow
+		pol = &all
+	} else if pol, err = s.planNetwork(ask.Allow); err != nil || pol == nil {
+		if err == nil {
+			err = invalid("invalid_request", "network: name at least one host, or leave network out")
+		}
+		return "", nil, err
+	}
+	narrowed := pol.WithDeny(deny.Deny())
+	b, err := json.Marshal(narrowed)
+	if err != nil {
+		return "", nil, fmt.Errorf("encoding a session's network policy: %w", err)
+	}
+	return string(b), &narrowed, nil
+}
+
+// sessionPolicy decodes a session's kept policy and narrows it by this
+// server's allowance.
+func (s *Service) sessionPolicy(kept string) (egress.Policy, error) {
+	var pol egress.Policy
+	if err := json.Unmarshal([]byte(kept), &pol); err != nil {
+		return egress.Policy{}, fmt.Errorf("the session's network policy does not decode: %w", err)
+	}
+	got := egress.Narrow(s.networkAllowance(), pol)
+	if got.None() {
+		return egress.Policy{}, &Error{Kind: KindForbidden, Code: "network_not_allowed",
+			Message: fmt.Sprintf("this server no longer allows any host the session may reach (it allows %s)", s.networkAllowance())}
+	}
+	return got, nil
+}
+
+// serveSessionNetwork is the kernels' NetworkFunc: one proxy for one
+// leased sandbox of a networked session, until the lease ends.
+func (s *Service) serveSessionNetwork(sb runner.Sandbox, kept string) (func(), error) {
+	pol, err := s.sessionPolicy(kept)
+	if err != nil {
+		return nil, err
+	}
+	var report *NetworkReport
+	return s.serveEgress(sb, pol, &report)
+}
+
+// sessionNetwork is a session's policy for its owner; nil without one.
+func sessionNetwork(kept string) *NetworkPolicy {
+	if kept == "" {
+		return nil
+	}
+	var pol egress.Policy
+	if json.Unmarshal([]byte(kept), &pol) != nil {
+		return nil
+	}
+	return &pol
+}
