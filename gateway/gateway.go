@@ -164,7 +164,7 @@ func (g *Gateway) toID(w http.ResponseWriter, r *http.Request, id string) {
 		writeError(w, http.StatusServiceUnavailable, "node_unavailable", lostMessage(n, id))
 		return
 	}
-	g.forward(w, r, &plan{nodes: []*nodeState{n}})
+	g.forward(w, r, &plan{nodes: []*nodeState{n}, id: id})
 }
 
 func lostMessage(n *nodeState, id string) string {
@@ -235,8 +235,11 @@ func (g *Gateway) proxyError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 	g.log.Warn("forwarding failed", "node", name, "path", r.URL.Path, "sent", sent, "err", err)
 	if !sent {
-		writeError(w, http.StatusServiceUnavailable, "node_unavailable",
-			fmt.Sprintf("node %s is unavailable (%v); nothing ran there", name, err))
+		msg := fmt.Sprintf("node %s is unavailable (%v); nothing ran there", name, err)
+		if n != nil && p.id != "" {
+			msg = lostMessage(n, p.id)
+		}
+		writeError(w, http.StatusServiceUnavailable, "node_unavailable", msg)
 		return
 	}
 	if n != nil {
@@ -258,6 +261,9 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 		return nil
 	}
 	resp.Header.Set("X-Paddock-Node", n.Name)
+	if tail := lostTail(resp.Header.Get("Content-Type"), n.Name); tail != nil {
+		resp.Body = &tailOnError{ReadCloser: resp.Body, tail: tail}
+	}
 	if id := resp.Header.Get(mcpSessionHeader); id != "" {
 		resp.Header.Set(mcpSessionHeader, n.Name+"."+id)
 	}

@@ -25,6 +25,7 @@ func (e *dialError) Unwrap() error { return e.err }
 // again, and what happened, for the error handler.
 type plan struct {
 	nodes []*nodeState
+	id    string // the id the request names, if any
 	body  []byte // nil: not replayable, one candidate only
 	retry bool   // a refusal before start may go to the next candidate
 

@@ -65,6 +65,10 @@ type Config struct {
 	// with the manager. FileCatalog is one; cmd wires the history
 	// store's when there is one.
 	Catalog Catalog
+	// IDPrefix, lower-case hex, begins every new session's id (the rest
+	// stays random, the id 32 hex digits): a node of a gateway tier
+	// names itself in its ids this way (ids.go). Empty: all random.
+	IDPrefix string
 	// Now is the clock; nil means time.Now. Tests set a fake one.
 	Now func() time.Time
 	// OnEnd, when set, is told of every session that ends without its

@@ -197,7 +197,7 @@ func (m *Manager) premade(template string, env map[string]string, opts pool.RunO
 func (m *Manager) newSession(owner string, o CreateOptions, ttl time.Duration, l *lease) *session {
 	now := m.cfg.Now()
 	return &session{
-		id:            newID(),
+		id:            m.newID(),
 		owner:         owner,
 		template:      o.Template,
 		env:           o.Env,

@@ -127,6 +127,8 @@ type config struct {
 	AllowedOrigins []string
 	MCPSessionIdle time.Duration // an idle MCP session ends after this
 
+	roleConfig // --role and the tier's flags (role.go)
+
 	auth  core.Auth       // the keys, loaded by Validate
 	guard *webguard.Guard // built by Validate
 }
@@ -233,6 +235,7 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	})
 	fs.DurationVar(&c.MCPSessionIdle, "mcp-session-idle", mcpdoor.DefaultSessionIdle,
 		"an MCP session silent this long ends, and the sessions it opened close")
+	c.registerRoleFlags(fs)
 }
 
 func env(key, def string) string {
@@ -255,6 +258,7 @@ func (c *config) Validate() error {
 		errs = append(errs, fmt.Errorf("--listen %q: %w", c.Listen, err))
 	}
 	switch {
+	case c.Role == roleGateway: // no runtime: checked by validateRole
 	case c.Runtime != "runsc" && c.Runtime != "runc":
 		errs = append(errs, fmt.Errorf("--runtime %q: want runsc or runc", c.Runtime))
 	case c.Runtime == "runsc" && c.Runsc == "":
@@ -328,7 +332,7 @@ func (c *config) Validate() error {
 	if c.TenantRate < 0 || c.TenantBurst < 1 {
 		errs = append(errs, errors.New("--tenant-rate must be at least 0 and --tenant-burst at least 1"))
 	}
-	errs = append(errs, c.loadAuth())
+	errs = append(errs, c.loadAuth(), c.validateRole())
 	return errors.Join(errs...)
 }
 

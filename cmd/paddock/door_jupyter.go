@@ -13,7 +13,8 @@ import (
 func init() {
 	doorMounts = append(doorMounts, func(svc *core.Service, cfg *config, logger *slog.Logger) func(*gin.Engine) {
 		return func(r *gin.Engine) {
-			jupyterdoor.Mount(r, svc, jupyterdoor.Options{MaxMessageBytes: cfg.MaxBody, Logger: logger.With("door", "jupyter")})
+			jupyterdoor.Mount(r, svc, jupyterdoor.Options{MaxMessageBytes: cfg.MaxBody, Logger: logger.With("door", "jupyter"),
+				IDPrefix: cfg.idPrefix()})
 		}
 	})
 }

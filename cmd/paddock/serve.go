@@ -21,6 +21,9 @@ func serve(ctx context.Context, args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	logAuth(logger, cfg)
+	if cfg.Role == roleGateway {
+		return serveGateway(ctx, cfg, logger)
+	}
 	st, err := buildStack(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -29,10 +32,10 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.Join(fmt.Errorf("listening: %w", err), closePool(ctx, st, cfg))
 	}
-	srv := &http.Server{Handler: st.Handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: cfg.roleHandler(st.Handler), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	logger.Info("serving", "addr", ln.Addr().String(), "templates", cfg.Templates)
+	logger.Info("serving", "addr", ln.Addr().String(), "templates", cfg.Templates, "role", cfg.Role, "node", cfg.NodeName)
 
 	select {
 	case err := <-errc:

@@ -222,6 +222,7 @@ func buildStackWith(ctx context.Context, cfg *config, logger *slog.Logger,
 		HibernateAfter:  cfg.HibernateAfter,
 		HibernateBudget: cfg.HibernateBudgetMB << 20,
 		Catalog:         sessionCatalog(*cfg, hist),
+		IDPrefix:        cfg.idPrefix(),
 	}, logger)
 	if err != nil {
 		return nil, errors.Join(err, p.Close(context.WithoutCancel(ctx)), closeHistory(ctx, hist))

@@ -35,6 +35,10 @@ type Options struct {
 	PingInterval time.Duration
 	// Logger; nil discards.
 	Logger *slog.Logger
+	// IDPrefix, lower-case hex, begins the id of every Jupyter session
+	// (/api/sessions) the door makes, as kernels.Config.IDPrefix begins
+	// every kernel's: a node of a gateway tier names itself in them.
+	IDPrefix string
 }
 
 // door serves one core.

@@ -139,7 +139,7 @@ func (d *door) createSession(c *gin.Context) {
 			return
 		}
 	}
-	s := jsession{ID: kernelID(newID()), Tenant: callerOf(c).Tenant, Path: *req.Path, Type: "notebook"}
+	s := jsession{ID: kernelID(d.opts.IDPrefix + newID()[len(d.opts.IDPrefix):]), Tenant: callerOf(c).Tenant, Path: *req.Path, Type: "notebook"}
 	if req.Name != nil {
 		s.Name = *req.Name
 	}
