@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+	"net/netip"
 
 	"github.com/paddock-dev/paddock/egress"
 	"github.com/paddock-dev/paddock/runner"
@@ -101,4 +102,16 @@ func sessionNetwork(kept string) *NetworkPolicy {
 		return nil
 	}
 	return &pol
+}
+
+// AlwaysBlocked reports whether every address of p is one the egress
+// guard refuses whatever the policy (loopback, private, link-local, ...):
+// for doors whose clients name ranges to deny.
+func AlwaysBlocked(p netip.Prefix) bool {
+	for _, b := range egress.DefaultBlocks() {
+		if b.Prefix.Bits() <= p.Bits() && b.Prefix.Contains(p.Addr()) {
+			return true
+		}
+	}
+	return false
 }

@@ -65,7 +65,7 @@ func (d *door) openContext(c *gin.Context, sb *sandbox, lang string) (codeContex
 			Message: fmt.Sprintf("a sandbox has at most %d contexts: delete one first", maxContexts)}
 	}
 	s, err := d.core.CreateSession(c.Request.Context(), sb.owner, core.SessionInput{Language: tmpl, TTL: ttl, Env: sb.env,
-		HibernateAtExpiry: sb.autoPause})
+		HibernateAtExpiry: sb.autoPause, Network: sb.network.core()})
 	if err != nil {
 		return codeContext{}, err
 	}

@@ -99,6 +99,10 @@ type sandboxDetail struct {
 	Metadata    map[string]string `json:"metadata"`
 	Domain      *string           `json:"domain"`
 	Lifecycle   lifecycle         `json:"lifecycle"`
+	// AllowInternetAccess and Network say what the sandbox may reach
+	// (network.go).
+	AllowInternetAccess bool         `json:"allowInternetAccess"`
+	Network             *networkInfo `json:"network,omitempty"`
 }
 
 // lifecycle is what the sandbox does at its timeout ("kill" or "pause")
@@ -129,8 +133,13 @@ func (d *door) create(c *gin.Context) {
 	caller := callerOf(c)
 	d.prune(c.Request.Context())
 	autoPause := req.AutoPause != nil && *req.AutoPause
+	ask, err := networkAsk(req.AllowInternetAccess, req.Network)
+	if err != nil {
+		fail(c, err)
+		return
+	}
 	s, err := d.core.CreateSession(c.Request.Context(), caller, core.SessionInput{Language: t.Language, Template: t.Name,
-		TTL: ttl, Env: req.EnvVars, HibernateAtExpiry: autoPause})
+		TTL: ttl, Env: req.EnvVars, HibernateAtExpiry: autoPause, Network: ask.core()})
 	if err != nil {
 		fail(c, err)
 		return
@@ -152,6 +161,7 @@ func (d *door) create(c *gin.Context) {
 		trafficToken: newToken(),
 		autoPause:    autoPause,
 		autoResume:   req.AutoResume != nil && req.AutoResume.Enabled,
+		network:      ask,
 		timeout:      ttl,
 		contexts:     []codeContext{{ID: s.ID, Language: lang, Cwd: homeDir}},
 		defaults:     map[string]string{lang: s.ID},
@@ -168,8 +178,6 @@ func (d *door) create(c *gin.Context) {
 // returns the timeout as a TTL (the core checks its range, and envVars).
 func checkCreate(req *createRequest) (time.Duration, error) {
 	switch {
-	case req.AllowInternetAccess != nil && *req.AllowInternetAccess:
-		return 0, invalid("allow_internet_access: Paddock sandboxes have no network")
 	case req.AutoPauseMemory != nil && !*req.AutoPauseMemory:
 		return 0, invalid("autoPauseMemory: false (onTimeout keepMemory false) is not served: Paddock pauses a sandbox with its memory")
 	case len(req.MCP) > 0 && string(req.MCP) != "null":
@@ -222,20 +230,23 @@ func detailOf(sb *sandbox, s core.Session) sandboxDetail {
 	if md == nil {
 		md = map[string]string{}
 	}
+	internet, network := infoOf(sb.network)
 	return sandboxDetail{
-		SandboxID:   sb.id,
-		TemplateID:  sb.template,
-		Alias:       sb.alias,
-		ClientID:    clientID,
-		StartedAt:   sb.started.UTC(),
-		EndAt:       s.ExpiresAt.UTC(),
-		State:       stateOf(s),
-		CPUCount:    sb.cpus,
-		MemoryMB:    sb.memoryMB,
-		DiskSizeMB:  sb.diskMB,
-		EnvdVersion: EnvdVersion,
-		Metadata:    md,
-		Lifecycle:   lifecycle{OnTimeout: onTimeout(sb.autoPause), AutoResume: sb.autoResume},
+		AllowInternetAccess: internet,
+		Network:             network,
+		SandboxID:           sb.id,
+		TemplateID:          sb.template,
+		Alias:               sb.alias,
+		ClientID:            clientID,
+		StartedAt:           sb.started.UTC(),
+		EndAt:               s.ExpiresAt.UTC(),
+		State:               stateOf(s),
+		CPUCount:            sb.cpus,
+		MemoryMB:            sb.memoryMB,
+		DiskSizeMB:          sb.diskMB,
+		EnvdVersion:         EnvdVersion,
+		Metadata:            md,
+		Lifecycle:           lifecycle{OnTimeout: onTimeout(sb.autoPause), AutoResume: sb.autoResume},
 	}
 }
 

@@ -86,6 +86,7 @@ func (d *door) fork(c *gin.Context) {
 			trafficToken: newToken(),
 			autoPause:    sb.autoPause,
 			autoResume:   sb.autoResume,
+			network:      sb.network,
 			timeout:      s.TTL,
 			contexts:     []codeContext{{ID: s.ID, Language: lang, Cwd: homeDir}},
 			defaults:     map[string]string{lang: s.ID},

@@ -34,6 +34,7 @@ type sandboxNote struct {
 	Timeout      time.Duration     `json:"timeout"`
 	Contexts     []codeContext     `json:"contexts"`
 	Defaults     map[string]string `json:"defaults"`
+	Network      *netAsk           `json:"network,omitempty"`
 }
 
 // keep writes sb's note; a failure is logged (the sandbox goes on, but a
@@ -43,7 +44,7 @@ func (d *door) keep(sb *sandbox) {
 	n := sandboxNote{Tenant: sb.owner.Tenant, Scopes: sb.owner.Scopes, Template: sb.template, Alias: sb.alias,
 		Language: sb.language, Metadata: sb.metadata, Env: sb.env, Started: sb.started, CPUs: sb.cpus,
 		MemoryMB: sb.memoryMB, DiskMB: sb.diskMB, EnvdToken: sb.envdToken, TrafficToken: sb.trafficToken,
-		AutoPause: sb.autoPause, AutoResume: sb.autoResume, Timeout: sb.timeout,
+		AutoPause: sb.autoPause, AutoResume: sb.autoResume, Timeout: sb.timeout, Network: sb.network,
 		Contexts: append([]codeContext(nil), sb.contexts...), Defaults: make(map[string]string, len(sb.defaults))}
 	for k, v := range sb.defaults {
 		n.Defaults[k] = v
@@ -75,7 +76,7 @@ func (d *door) rebuild() {
 		d.reg.add(&sandbox{id: note.SessionID, owner: core.Caller{Tenant: sn.Tenant, Scopes: sn.Scopes, Door: edge.E2B},
 			template: sn.Template, alias: sn.Alias, language: sn.Language, metadata: sn.Metadata, env: sn.Env,
 			started: sn.Started, cpus: sn.CPUs, memoryMB: sn.MemoryMB, diskMB: sn.DiskMB,
-			envdToken: sn.EnvdToken, trafficToken: sn.TrafficToken, autoPause: sn.AutoPause, autoResume: sn.AutoResume,
+			envdToken: sn.EnvdToken, trafficToken: sn.TrafficToken, autoPause: sn.AutoPause, autoResume: sn.AutoResume, network: sn.Network,
 			timeout: sn.Timeout, contexts: sn.Contexts, defaults: sn.Defaults})
 		n++
 	}

@@ -34,6 +34,9 @@ type sandbox struct {
 	// wakes it (the core wakes a hibernated session on any call); without
 	// it the door refuses the call as E2B does.
 	autoPause, autoResume bool
+	// network is what the sandbox asked of the network (network.go), for
+	// every context it opens; nil: none.
+	network *netAsk
 	// lifecycle serializes pause, resume and fork of the sandbox, so
 	// that of two pauses one finds it paused.
 	lifecycle sync.Mutex
