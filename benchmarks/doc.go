@@ -38,6 +38,13 @@
 //     and a closed loop of one-shots on two python servers, the history
 //     database on and off, alternating, with each server's store
 //     counters (written, dropped).
+//   - network on purpose (internal/egressbench, --egress, --egress-only):
+//     a download from a stand-in internet in a network namespace of the
+//     bench's own, by one Python client from the host and from inside
+//     networked sandboxes, through the egress proxy (CONNECT and plain
+//     HTTP) and straight to a listener in the egress namespace, as
+//     throughput and first-byte ratios against the host; and the start
+//     of a networked one-shot against the same run without a network.
 //
 // The baselines: the native rows run the template's own interpreter and
 // libraries, chrooted into a read-only view of its built root filesystem

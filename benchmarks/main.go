@@ -18,6 +18,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/bench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/chart"
 	"github.com/paddock-dev/paddock/benchmarks/internal/doors"
+	"github.com/paddock-dev/paddock/benchmarks/internal/egressbench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/hibernate"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
@@ -95,10 +96,16 @@ func main() {
 	flag.IntVar(&o.HibernateCold, "hibernate-cold", 5, "cold session starts (no pool, no snapshots) per template in the hibernation phase, taken in turns with its idle rounds: the resume's baseline")
 	flag.IntVar(&o.HibernateSessions, "hibernate-sessions", 50, "python sessions the hibernation phase opens at once, reads live, then hibernates all (about 80 MiB of memory, then 65 MiB of disk, each; raise it to measure closer to the machine's ceiling; 0: none)")
 	flag.BoolVar(&o.HibernateOnly, "hibernate-only", false, "run only the hibernation phase")
+	flag.IntVar(&o.EgressRounds, "egress", 3, "rounds of the egress phase's downloads from a stand-in internet in a namespace of the bench's own: each round, the same Python client once from the host and once in a networked sandbox per path (its proxy by CONNECT and by plain HTTP, and direct to the egress namespace), each a small download 1+5 times and a large one twice (0: skip the phase)")
+	flag.IntVar(&o.EgressStarts, "egress-starts", 40, "print(1) samples per start mode in the egress phase: networked, started for it with its own limits and no network, pooled (0: none)")
+	egressBig := flag.Int64("egress-big-mib", 64, "MiB of the egress phase's large download")
+	egressSmall := flag.Int64("egress-small-kib", 1024, "KiB of the egress phase's small download")
+	flag.BoolVar(&o.EgressOnly, "egress-only", false, "run only the egress phase")
 	flag.StringVar(&o.JSONOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
 	flag.StringVar(&o.CSVOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
 	flag.StringVar(&o.PNGOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")
 	flag.Parse()
+	o.EgressBig, o.EgressSmall = *egressBig<<20, *egressSmall<<10
 	o.ThroughputLangs = splitList(*tpLangs)
 	o.SlimOnly = *slimOnly
 	o.SteadyTemplates = splitList(*steadyTemplates)
@@ -205,7 +212,7 @@ func run(ctx context.Context, o bench.Options) error {
 	// Each --X-only flag names the phases it keeps by their titles'
 	// beginnings; with any of them set, only those phases run.
 	var only []string
-	for on, prefix := range map[*bool]string{&o.JupyterOnly: "Jupyter", &o.SteadyOnly: "steady", &o.SlimOnly: "python-slim", &o.CPUOnly: "CPU", &o.SessionStartOnly: sessions.StartTitle, &o.MemoryOnly: "memory", &o.HistoryOnly: historyTitle, &o.HibernateOnly: hibernate.Title} {
+	for on, prefix := range map[*bool]string{&o.JupyterOnly: "Jupyter", &o.SteadyOnly: "steady", &o.SlimOnly: "python-slim", &o.CPUOnly: "CPU", &o.SessionStartOnly: sessions.StartTitle, &o.MemoryOnly: "memory", &o.HistoryOnly: historyTitle, &o.HibernateOnly: hibernate.Title, &o.EgressOnly: egressbench.Title} {
 		if *on {
 			only = append(only, prefix)
 		}
@@ -278,6 +285,9 @@ func run(ctx context.Context, o bench.Options) error {
 	}
 	if o.HibernateN > 0 {
 		phase(hibernate.Title, func() error { return hibernate.Phase(ctx, o, cg, &rep) })
+	}
+	if o.EgressRounds > 0 || o.EgressStarts > 0 {
+		phase(egressbench.Title, func() error { return egressbench.Phase(ctx, o, &rep) })
 	}
 	if o.JupyterN > 0 {
 		phase("Jupyter cell round trips: Paddock's Jupyter door, then native Jupyter Server + ipykernel, stock and with TCP_NODELAY", func() error { return doors.JupyterPhase(ctx, o, &rep) })

@@ -84,5 +84,14 @@ type Options struct {
 	HibernateSessions int  // sessions opened at once for the capacity part (0: none)
 	HibernateOnly     bool // run only this phase
 
+	// Network on purpose (internal/egressbench): downloads from a
+	// stand-in internet from the host and from networked sandboxes, and
+	// networked one-shots' starts.
+	EgressRounds int   // rounds of downloads, each path once a round (0: skip the phase)
+	EgressStarts int   // print(1) samples per start mode (0: none)
+	EgressBig    int64 // bytes of the large download
+	EgressSmall  int64 // bytes of the small download
+	EgressOnly   bool  // run only this phase
+
 	Flags map[string]any // every flag's value, for the JSON
 }

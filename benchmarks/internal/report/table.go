@@ -36,6 +36,8 @@ type Report struct {
 	Capacity    []Capacity
 	// SessionTail are the session tail phase's binaries and rounds.
 	SessionTail []SessionTail
+	// Egress is the egress phase's downloads (egress.go); nil without it.
+	Egress *Egress
 }
 
 // Print writes the tables and the headline ratios.
@@ -65,6 +67,10 @@ func (rep Report) Print(w io.Writer) {
 		fmt.Fprintln(w, "\n== session hibernation: disk per image, server resume time, sessions one machine holds ==")
 		PrintHibernation(w, rep.Hibernation, rep.Capacity)
 	}
+	if rep.Egress != nil {
+		fmt.Fprintln(w, "\n== egress: a download from a stand-in internet, from the host and from a networked sandbox ==")
+		PrintEgress(w, *rep.Egress)
+	}
 	fmt.Fprintln(w, "\n== headline (targets from docs/architecture.md; ratios against the template's own interpreter, unsandboxed) ==")
 	for _, h := range rep.headlines() {
 		fmt.Fprintln(w, h)
@@ -74,7 +80,11 @@ func (rep Report) Print(w io.Writer) {
 // headlines are every headline of the run, in the order they print.
 func (rep Report) headlines() []headline {
 	out := append(headlines(rep.Rows, rep.Throughput, rep.Memory, rep.NativeRSS), storeHeadlines(rep.Store)...)
-	return append(out, tailHeadlines(rep.SessionTail)...)
+	out = append(out, tailHeadlines(rep.SessionTail)...)
+	if rep.Egress != nil {
+		out = append(out, egressHeadlines(*rep.Egress, rep.Rows)...)
+	}
+	return out
 }
 
 // printLatency prints each row's p50 and upper end and its p50 as a
