@@ -17,6 +17,10 @@ type Caller struct {
 	// Door names the door ("rest", "mcp", "e2b", …): it labels metrics
 	// and logs.
 	Door string
+	// Network is the tenant's egress allowance, from the token's
+	// paddock_egress claim (allowance.go); nil when it has none, and the
+	// server's and template's allowances alone apply.
+	Network *NetworkPolicy
 }
 
 // AuthEnabled reports whether tokens are checked.
@@ -70,7 +74,7 @@ func (s *Service) AuthenticateWith(addr netip.Addr, door string, token func() (s
 		s.recordAuthFailure(door, client.String(), e)
 		return Caller{}, e
 	}
-	return Caller{Tenant: cl.Subject, Scopes: cl.scopes(), Door: door}, nil
+	return Caller{Tenant: cl.Subject, Scopes: cl.scopes(), Door: door, Network: cl.network}, nil
 }
 
 // Authorize refuses, with KindForbidden "insufficient_scope", a caller

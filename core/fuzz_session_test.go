@@ -85,7 +85,7 @@ func FuzzCreateSession(f *testing.F) {
 			return
 		}
 		in := SessionInput{Language: req.Language, TTL: time.Duration(req.TTLS) * time.Second, Env: req.Env}
-		opts, err := s.createOptions(in)
+		opts, err := s.createOptions(Caller{}, in)
 		if err != nil {
 			checkRefusal(t, body, err)
 			return
@@ -99,7 +99,7 @@ func FuzzCreateSession(f *testing.F) {
 			t.Fatalf("ttl_s %d became TTL %s (at most %ds)", req.TTLS, opts.TTL, fuzzMaxTTLS)
 		}
 		checkAcceptedEnv(t, opts.Env)
-		again, err := s.createOptions(in)
+		again, err := s.createOptions(Caller{}, in)
 		if err != nil || !reflect.DeepEqual(again, opts) {
 			t.Fatalf("again %q: %+v, %v; want %+v", body, again, err, opts)
 		}

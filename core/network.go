@@ -58,9 +58,10 @@ func (s *Service) networkAllowance() egress.Policy {
 	return s.cfg.Egress.Allow
 }
 
-// planNetwork checks a run's request for a network and returns the
-// policy it gets; nil when it asked for none.
-func (s *Service) planNetwork(asked []string) (*egress.Policy, error) {
+// planNetwork checks a run's request for a network against allow, the
+// most it may reach (allowanceFor), and returns the policy it gets; nil
+// when it asked for none.
+func (s *Service) planNetwork(allow egress.Policy, asked []string) (*egress.Policy, error) {
 	if asked == nil {
 		return nil, nil
 	}
@@ -71,14 +72,13 @@ func (s *Service) planNetwork(asked []string) (*egress.Policy, error) {
 	if err != nil {
 		return nil, invalid("invalid_request", "network: %v", err)
 	}
-	if s.cfg.Egress == nil || s.cfg.Egress.Allow.None() {
-		return nil, &Error{Kind: KindForbidden, Code: "network_not_allowed",
-			Message: "this server gives runs no network (its operator allows no hosts: --egress-allow)"}
+	if allow.None() {
+		return nil, noNetwork()
 	}
-	got := egress.Narrow(s.cfg.Egress.Allow, req)
+	got := egress.Narrow(allow, req)
 	if got.None() {
 		return nil, &Error{Kind: KindForbidden, Code: "network_not_allowed",
-			Message: fmt.Sprintf("none of the hosts asked for is allowed on this server (it allows %s)", s.cfg.Egress.Allow)}
+			Message: fmt.Sprintf("none of the hosts asked for is allowed here (this template and tenant may reach %s)", allow)}
 	}
 	return &got, nil
 }

@@ -110,7 +110,7 @@ func (s *Service) CheckRun(c Caller, in RunInput) (RunPlan, error) {
 	if err := s.Authorize(c, ScopeRun); err != nil {
 		return RunPlan{}, err
 	}
-	plan, err := s.planRun(in)
+	plan, err := s.planRun(c, in)
 	if err != nil {
 		return RunPlan{}, err
 	}
@@ -157,7 +157,7 @@ func (s *Service) RunPlanned(ctx context.Context, p RunPlan, out runner.OutputFu
 
 // planRun checks in against the limits, in the order of RunInput's
 // fields, and returns the pool's request for it.
-func (s *Service) planRun(in RunInput) (runPlan, error) {
+func (s *Service) planRun(c Caller, in RunInput) (runPlan, error) {
 	var p runPlan
 	tgt, err := s.resolve(in.Language, in.Template, true, in.Code)
 	if err != nil {
@@ -207,7 +207,7 @@ func (s *Service) planRun(in RunInput) (runPlan, error) {
 	if p.opts.Limits, err = s.runnerLimits(in.Limits); err != nil {
 		return p, err
 	}
-	if p.network, err = s.planNetwork(in.Network); err != nil {
+	if p.network, err = s.planNetwork(s.allowanceFor(c, tgt.template), in.Network); err != nil {
 		return p, err
 	}
 	if p.network != nil {
@@ -216,3 +216,7 @@ func (s *Service) planRun(in RunInput) (runPlan, error) {
 	p.template = tgt.template
 	return p, nil
 }
+
+// Network is the egress policy the plan's run gets; nil without a
+// network.
+func (p RunPlan) Network() *NetworkPolicy { return p.plan.network }

@@ -135,13 +135,15 @@ type Service struct {
 	routes    map[string]*routes // language → its templates for requests naming none
 	langOf    map[string]string  // template → language
 	runtimeOf map[string]string  // template → runtime
-	languages []string           // sorted, for messages
-	names     []string           // templates, sorted, for messages
-	verifier  *verifier          // nil when auth is off
-	tenants   *tenants
-	metrics   *metrics
-	history   *history
-	versions  lateVersions // of templates whose root filesystem came after New
+	// templateNets are the templates' own egress allowances (allowance.go).
+	templateNets map[string]NetworkPolicy
+	languages    []string  // sorted, for messages
+	names        []string  // templates, sorted, for messages
+	verifier     *verifier // nil when auth is off
+	tenants      *tenants
+	metrics      *metrics
+	history      *history
+	versions     lateVersions // of templates whose root filesystem came after New
 
 	// authFailures counts failed authentications per client address.
 	authFailures *authFailures
@@ -161,6 +163,10 @@ func New(cfg Config) (*Service, error) {
 		targets: map[string]target{}, routes: newRoutes(cfg.Templates), langOf: map[string]string{}, runtimeOf: map[string]string{},
 		verifier: newVerifier(cfg.Auth, cfg.Now), tenants: newTenants(cfg), authFailures: newAuthFailures(cfg),
 		history: newHistory()}
+	var err error
+	if s.templateNets, err = templateNetworks(cfg.Templates); err != nil {
+		return nil, err
+	}
 	s.metrics = newMetrics(cfg.Registry, cfg.Pool)
 	if cfg.Kernels != nil {
 		cfg.Kernels.SetNetwork(s.serveSessionNetwork)

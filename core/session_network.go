@@ -33,7 +33,7 @@ type NetworkAsk struct {
 
 // planSessionNetwork checks a session's ask and returns its policy in the
 // JSON form the kernels keep; "" without a network.
-func (s *Service) planSessionNetwork(ask *NetworkAsk) (string, *egress.Policy, error) {
+func (s *Service) planSessionNetwork(allow egress.Policy, ask *NetworkAsk) (string, *egress.Policy, error) {
 	if ask == nil {
 		return "", nil, nil
 	}
@@ -46,13 +46,11 @@ func (s *Service) planSessionNetwork(ask *NetworkAsk) (string, *egress.Policy, e
 	}
 	var pol *egress.Policy
 	if ask.All {
-		if s.cfg.Egress == nil || s.cfg.Egress.Allow.None() {
-			return "", nil, &Error{Kind: KindForbidden, Code: "network_not_allowed",
-				Message: "this server gives sessions no network (its operator allows no hosts: --egress-allow)"}
+		if allow.None() {
+			return "", nil, noNetwork()
 		}
-		all := s.cfg.Egress.Allow
-		pol = &all
-	} else if pol, err = s.planNetwork(ask.Allow); err != nil || pol == nil {
+		pol = &allow
+	} else if pol, err = s.planNetwork(allow, ask.Allow); err != nil || pol == nil {
 		if err == nil {
 			err = invalid("invalid_request", "network: name at least one host, or leave network out")
 		}

@@ -71,7 +71,7 @@ func (s *Service) CreateSession(ctx context.Context, c Caller, in SessionInput) 
 	if err := s.sessionsFor(c); err != nil {
 		return Session{}, err
 	}
-	opts, err := s.createOptions(in)
+	opts, err := s.createOptions(c, in)
 	if err != nil {
 		return Session{}, err
 	}
@@ -92,7 +92,7 @@ func (s *Service) CreateSession(ctx context.Context, c Caller, in SessionInput) 
 
 // createOptions checks in against the kernels' limits: language, TTL,
 // limits (the same range as a run's), env.
-func (s *Service) createOptions(in SessionInput) (kernels.CreateOptions, error) {
+func (s *Service) createOptions(c Caller, in SessionInput) (kernels.CreateOptions, error) {
 	var out kernels.CreateOptions
 	tgt, err := s.resolve(in.Language, in.Template, false, "")
 	if err != nil {
@@ -110,7 +110,7 @@ func (s *Service) createOptions(in SessionInput) (kernels.CreateOptions, error) 
 	}
 	out.HibernateAtExpiry = in.HibernateAtExpiry
 	var pol *NetworkPolicy
-	if out.Network, pol, err = s.planSessionNetwork(in.Network); err != nil {
+	if out.Network, pol, err = s.planSessionNetwork(s.allowanceFor(c, tgt.template), in.Network); err != nil {
 		return out, err
 	}
 	if pol != nil {

@@ -29,6 +29,10 @@ type Template struct {
 	// "runc" (plain containers); RuntimeNote says what that means.
 	Runtime     string `json:"runtime,omitempty"`
 	RuntimeNote string `json:"runtime_note,omitempty"`
+	// Egress is the template's own egress allowance, rules as
+	// --egress-allow takes them; the server's narrows it (allowance.go).
+	// Nil: the server's alone. Listed as TemplateInfo.Network.
+	Egress []string `json:"-"`
 }
 
 // TemplateLimits are a template's resource limits as clients see them,
@@ -102,7 +106,7 @@ func (s *Service) Templates() []TemplateInfo {
 		st := stats[t.Name]
 		out = append(out, TemplateInfo{
 			Template: t,
-			Network:  s.networkAllowance(),
+			Network:  s.templateAllowance(t.Name),
 			Pool: PoolInfo{
 				Target: st.Target, Floor: st.Floor, Ceiling: st.Ceiling,
 				Ready: st.Ready, InUse: st.InUse, Starting: st.Starting, Waiting: st.Waiting, Healthy: st.Healthy,

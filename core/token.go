@@ -32,6 +32,11 @@ type tokenClaims struct {
 	jwt.RegisteredClaims
 	Scope  scopeList `json:"scope,omitempty"`
 	Scopes scopeList `json:"scopes,omitempty"`
+	// Egress is the tenant's egress allowance, rules as --egress-allow
+	// takes them: the most its runs and sessions may reach (an empty list:
+	// nothing). network is it parsed.
+	Egress  *[]string `json:"paddock_egress,omitempty"`
+	network *NetworkPolicy
 }
 
 // Validate checks the subject; the parser calls it after the registered
@@ -45,7 +50,9 @@ func (c *tokenClaims) Validate() error {
 	case !utf8.ValidString(c.Subject) || strings.IndexFunc(c.Subject, unicode.IsControl) >= 0:
 		return errBadSubject
 	}
-	return nil
+	var err error
+	c.network, err = tokenNetwork(c.Egress)
+	return err
 }
 
 // scopes are the scopes the token grants, never nil.

@@ -60,6 +60,11 @@ type Template struct {
 	// SnapshotNote says why a template is not snapshotted, for people
 	// reading /v1/templates.
 	SnapshotNote string `json:"snapshot_note,omitempty"`
+	// Network is the template's own egress allowance: the most its runs
+	// and sessions may reach, narrowed further by the server's
+	// --egress-allow and --egress-deny (the server checks the rules). Nil:
+	// the server's allowance alone. Not part of the root filesystem's key.
+	Network *Network `json:"network,omitempty"`
 }
 
 // Limits bound one sandbox of a template.
@@ -87,3 +92,10 @@ func (l Limits) DiskBytes() int64 { return int64(l.DiskMB) << 20 }
 
 // Timeout is TimeoutMS as a duration.
 func (l Limits) Timeout() time.Duration { return time.Duration(l.TimeoutMS) * time.Millisecond }
+
+// Network is a template's egress allowance.
+type Network struct {
+	// Allow are egress rules, as --egress-allow takes them; empty: no
+	// network for this template.
+	Allow []string `json:"allow"`
+}

@@ -371,7 +371,12 @@ func limitsOf(t templates.Template) runner.Limits {
 }
 
 func apiTemplate(t templates.Template, img rootfs.Image) core.Template {
+	var egress []string
+	if t.Network != nil {
+		egress = append([]string{}, t.Network.Allow...)
+	}
 	return core.Template{
+		Egress:       egress,
 		Name:         t.Name,
 		Language:     t.Language,
 		Description:  t.Description,

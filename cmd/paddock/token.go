@@ -21,7 +21,20 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/paddock-dev/paddock/core"
+	"github.com/paddock-dev/paddock/egress"
 )
+
+// optionalString is a flag that knows whether it was given.
+type optionalString struct {
+	v   string
+	set bool
+}
+
+func (o *optionalString) String() string { return o.v }
+func (o *optionalString) Set(s string) error {
+	o.v, o.set = s, true
+	return nil
+}
 
 // tokenScopes are the scopes `paddock token` may grant.
 var tokenScopes = []string{"run", "sessions", "admin"}
@@ -38,6 +51,8 @@ func tokenCmd(args []string, stdout io.Writer) error {
 	privateKey := fs.String("private-key", env("PADDOCK_JWT_PRIVATE_KEY", ""), "sign with this PEM private key: Ed25519 (EdDSA) or RSA (RS256)")
 	audience := fs.String("jwt-audience", env("PADDOCK_JWT_AUDIENCE", ""), "aud claim (the server's --jwt-audience)")
 	issuer := fs.String("jwt-issuer", env("PADDOCK_JWT_ISSUER", ""), "iss claim (the server's --jwt-issuer)")
+	var egressAllow optionalString
+	fs.Var(&egressAllow, "egress", "the tenant's egress allowance, space-separated rules as --egress-allow takes them (its paddock_egress claim; the server's and template's allowances still narrow it; \"\" allows nothing; unset: no claim)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,6 +90,13 @@ func tokenCmd(args []string, stdout io.Writer) error {
 	}
 	if *issuer != "" {
 		claims["iss"] = *issuer
+	}
+	if egressAllow.set {
+		rules := strings.Fields(egressAllow.v)
+		if _, err := egress.NewPolicy(rules, nil); err != nil {
+			return fmt.Errorf("--egress: %w", err)
+		}
+		claims["paddock_egress"] = append([]string{}, rules...)
 	}
 	signed, err := jwt.NewWithClaims(method, claims).SignedString(key)
 	if err != nil {

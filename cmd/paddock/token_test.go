@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -194,6 +195,32 @@ func TestTokenVerifies(t *testing.T) {
 	}
 }
 
+// --egress puts the tenant's allowance in the paddock_egress claim; given
+// empty it allows nothing, left out there is no claim.
+func TestTokenEgress(t *testing.T) {
+	keys := keyFiles(t)
+	for _, tc := range []struct {
+		args []string
+		want any
+	}{
+		{[]string{"--egress=pypi.org *.pythonhosted.org:443"}, []any{"pypi.org", "*.pythonhosted.org:443"}},
+		{[]string{"--egress="}, []any{}},
+		{nil, nil},
+	} {
+		var out bytes.Buffer
+		if err := tokenCmd(append(tc.args, "--subject=a", "--jwt-hs256-secret-file="+keys["secret"]), &out); err != nil {
+			t.Fatalf("token %v: %v", tc.args, err)
+		}
+		claims := jwt.MapClaims{}
+		if _, _, err := jwt.NewParser().ParseUnverified(strings.TrimSpace(out.String()), claims); err != nil {
+			t.Fatal(err)
+		}
+		if got := claims["paddock_egress"]; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("token %v: paddock_egress = %#v, want %#v", tc.args, got, tc.want)
+		}
+	}
+}
+
 func TestTokenRefusals(t *testing.T) {
 	clearAuthEnv(t)
 	keys := keyFiles(t)
@@ -215,6 +242,8 @@ func TestTokenRefusals(t *testing.T) {
 			"--jwt-hs256-secret-file " + keys["short"] + ": the secret has 9 bytes; it needs at least 32 " +
 				"(make one with: head -c 48 /dev/urandom | base64 > " + keys["short"] + ")"},
 		{"stray argument", []string{"--subject=a", secret, "extra"}, `unexpected arguments ["extra"]`},
+		{"raw address egress", []string{"--subject=a", secret, "--egress=pypi.org 10.0.0.1"},
+			`--egress: allow: [1]: rule "10.0.0.1": bad egress rule: "10.0.0.1" is an IP address; rules and requests name hosts`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
