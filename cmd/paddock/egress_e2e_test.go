@@ -23,7 +23,9 @@ const (
 	upstreamHost = "11.200.0.2"
 )
 
-func startInternet(t *testing.T) {
+// startInternet makes the stand-in and returns its namespace's name, for
+// more listeners in it.
+func startInternet(t *testing.T) string {
 	t.Helper()
 	name := fmt.Sprintf("pdtest-inet-%d", time.Now().UnixNano()%1_000_000)
 	ip := func(args ...string) {
@@ -53,6 +55,7 @@ func startInternet(t *testing.T) {
 	})}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
+	return name
 }
 
 // listenIn opens a TCP listener at addr inside network namespace name.
