@@ -180,8 +180,11 @@ func (rt *Runtime) closeNets() error {
 
 func (n *sandboxNet) close(egress string) error {
 	var errs []error
+	// The proxy served on the listener may have closed it first.
 	if n.ln != nil {
-		errs = append(errs, n.ln.Close())
+		if err := n.ln.Close(); !errors.Is(err, net.ErrClosed) {
+			errs = append(errs, err)
+		}
 	}
 	// Removing the host end removes its peer with it.
 	if h, err := handleAt(egress); err == nil {
