@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeNode is a node's HTTP face: /readyz with its ready count, and a
@@ -256,5 +257,33 @@ func TestListsAndMetricsMerge(t *testing.T) {
 	}
 	if strings.Count(body, "# TYPE paddock_runs_total") != 1 {
 		t.Errorf("one family per name:\n%s", body)
+	}
+}
+
+// Between two checks, runs placed one after another spread: each takes
+// one of the ready sandboxes the last check saw.
+func TestPlacementsBetweenChecksSpread(t *testing.T) {
+	a := newFakeNode(t, "a", 1, ok("a"))
+	b := newFakeNode(t, "b", 1, ok("b"))
+	c := newFakeNode(t, "c", 2, ok("c"))
+	var set Static
+	for _, n := range []*fakeNode{a, b, c} {
+		set = append(set, Node{Name: n.name, URL: n.srv.URL})
+	}
+	cred, _ := NewCredential([]byte(testSecret), nil)
+	g, err := New(Config{Source: set, Credential: cred, CheckEvery: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Start(t.Context())
+	gw := httptest.NewServer(g)
+	t.Cleanup(gw.Close)
+	var got []string
+	for range 5 {
+		_, h, _ := send(t, "POST", gw.URL+"/v1/run", runBody)
+		got = append(got, h.Get("X-Paddock-Node"))
+	}
+	if want := "c a b c a"; strings.Join(got, " ") != want {
+		t.Errorf("placed on %v, want %s", got, want)
 	}
 }

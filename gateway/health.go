@@ -17,6 +17,10 @@ type nodeState struct {
 	Node
 	tag      string
 	inflight atomic.Int64
+	// placed counts the runs and creates sent here since the last check:
+	// each has likely taken one of the ready sandboxes that check saw, so
+	// that requests between two checks do not all pile onto one node.
+	placed atomic.Int64
 
 	mu      sync.Mutex
 	up      bool
@@ -36,6 +40,7 @@ func (n *nodeState) set(up bool, ready map[string]int) {
 	n.up, n.checked = up, true
 	if up {
 		n.ready = ready
+		n.placed.Store(0)
 	}
 }
 

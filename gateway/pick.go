@@ -16,7 +16,8 @@ type candidate struct {
 
 // rank orders the up nodes for a new run or session of template: most
 // ready sandboxes for it first (a node that lists no such template
-// counts all its ready sandboxes: the request may name a language),
+// counts all its ready sandboxes: the request may name a language; less
+// those placed there since its last check),
 // then fewest requests in flight from this gateway, then by name.
 func (t *tracker) rank(template string) []*nodeState {
 	var cs []candidate
@@ -31,7 +32,7 @@ func (t *tracker) rank(template string) []*nodeState {
 				r += v
 			}
 		}
-		cs = append(cs, candidate{n: n, ready: r})
+		cs = append(cs, candidate{n: n, ready: r - int(n.placed.Load())})
 	}
 	slices.SortStableFunc(cs, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(b.ready, a.ready),

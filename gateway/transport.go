@@ -87,6 +87,9 @@ func (t *nodeTransport) RoundTrip(in *http.Request) (*http.Response, error) {
 		p.last, p.sent = n, false
 		p.mu.Unlock()
 		n.inflight.Add(1)
+		if p.retry {
+			n.placed.Add(1)
+		}
 		resp, err := t.base.RoundTrip(out)
 		if err != nil {
 			n.inflight.Add(-1)
