@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The node tags of n1, n2 and n3: the first 8 hex digits of
@@ -316,6 +317,59 @@ func TestE2EGatewayTier(t *testing.T) {
 		a := c.must(http.StatusOK, "POST", gwA.url+"/v1/run", map[string]any{"language": "python", "code": "import random; print(random.random())"}, &again, key...)
 		if a.header.Get("Idempotent-Replayed") != "true" || again.Stdout != first.Stdout {
 			t.Errorf("the keyed run again through the new gateway: replayed %q, %q after %q", a.header.Get("Idempotent-Replayed"), again.Stdout, first.Stdout)
+		}
+	})
+
+	t.Run("an MCP session across both gateways", func(t *testing.T) {
+		// Every other request of the one MCP session goes to the other
+		// gateway: its Mcp-Session-Id names the node for both.
+		var mu sync.Mutex
+		var n int
+		var sessionIDs []string
+		alternate := roundTripper(func(r *http.Request) (*http.Response, error) {
+			mu.Lock()
+			base := []*paddockProc{gwA, gwB}[n%2]
+			n++
+			mu.Unlock()
+			r = r.Clone(r.Context())
+			r.URL.Host = strings.TrimPrefix(base.url, "http://")
+			r.Header.Set("Authorization", "Bearer "+c.token)
+			resp, err := http.DefaultTransport.RoundTrip(r)
+			if err == nil && resp.Header.Get("Mcp-Session-Id") != "" {
+				mu.Lock()
+				sessionIDs = append(sessionIDs, resp.Header.Get("Mcp-Session-Id"))
+				mu.Unlock()
+			}
+			return resp, err
+		})
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(t.Context(),
+			&mcp.StreamableClientTransport{Endpoint: gwA.url + "/mcp", HTTPClient: &http.Client{Transport: alternate}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "create_session", Arguments: map[string]any{"language": "python"}})
+		if err != nil || res.IsError {
+			t.Fatalf("create_session: %v %+v", err, res)
+		}
+		id := res.StructuredContent.(map[string]any)["session_id"].(string)
+		for _, code := range []string{"x = 7", "x * 6"} {
+			res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "execute", Arguments: map[string]any{"session_id": id, "code": code}})
+			if err != nil || res.IsError {
+				t.Fatalf("execute %q: %v %+v", code, err, res)
+			}
+		}
+		if b, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(b), "42") {
+			t.Errorf("x * 6 over MCP through both gateways: %s", b)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(sessionIDs) == 0 || n < 4 {
+			t.Fatalf("%d requests, Mcp-Session-Id %v", n, sessionIDs)
+		}
+		node, _, _ := strings.Cut(sessionIDs[0], ".")
+		if tag := testNodeTags[node]; tag == "" || !strings.HasPrefix(id, tag) {
+			t.Errorf("MCP session %s opened session %s, not on its node %q", sessionIDs[0], id, node)
 		}
 	})
 
