@@ -116,27 +116,29 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// authenticate refuses a bad token, and a missing one where every node
-// would; other paths (E2B in-sandbox calls, bound by their access
-// tokens; the console's files) are the nodes' to check.
+// authenticate checks the caller's token before anything is placed,
+// fanned out or forwarded by id. A request with a bad token, or none
+// where every node wants one, goes to one node only, the first up by
+// name, on every gateway: that node refuses it in its door's own shape
+// and counts the failure against the caller's address (the credential
+// carries it), so the failed-authentication limit holds across the
+// gateways. E2B in-sandbox calls (bound by their sandbox's access tokens)
+// and the console's files are the nodes' to check.
 func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
 	if g.cfg.Authenticate == nil || r.Header.Get("E2b-Sandbox-Id") != "" {
 		return "", true
 	}
 	tenant, present, err := g.cfg.Authenticate(r)
-	status := http.StatusUnauthorized
-	if strings.HasPrefix(r.URL.Path, "/api/") {
-		status = http.StatusForbidden // as the Jupyter door answers a bad token
+	if err == nil && (present || !needsToken(r)) {
+		return tenant, true
 	}
-	switch {
-	case err != nil:
-		writeError(w, status, "invalid_token", err.Error())
-		return "", false
-	case !present && needsToken(r):
-		writeError(w, http.StatusUnauthorized, "invalid_token", "missing token: send Authorization: Bearer <JWT>")
+	n := g.t.anyUp()
+	if n == nil {
+		writeError(w, http.StatusServiceUnavailable, "node_unavailable", "no Paddock node behind this gateway is up")
 		return "", false
 	}
-	return tenant, true
+	g.forward(w, r, &plan{nodes: []*nodeState{n}})
+	return "", false
 }
 
 func needsToken(r *http.Request) bool {

@@ -287,3 +287,51 @@ func TestPlacementsBetweenChecksSpread(t *testing.T) {
 		t.Errorf("placed on %v, want %s", got, want)
 	}
 }
+
+// A bad or missing token is never placed or fanned out: one node, the
+// first up by name, refuses it (and counts the failure).
+func TestRefusedCallersGoToOneNode(t *testing.T) {
+	refuse := func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer good" {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"code":"invalid_token"}`)
+			return
+		}
+		fmt.Fprint(w, `{"sessions":[]}`)
+	}
+	a := newFakeNode(t, "a", 0, refuse)
+	b := newFakeNode(t, "b", 5, refuse)
+	cred, _ := NewCredential([]byte(testSecret), nil)
+	g, err := New(Config{Source: Static{{Name: "a", URL: a.srv.URL}, {Name: "b", URL: b.srv.URL}}, Credential: cred,
+		Authenticate: func(r *http.Request) (string, bool, error) {
+			switch r.Header.Get("Authorization") {
+			case "":
+				return "", false, nil
+			case "Bearer good":
+				return "alice", true, nil
+			}
+			return "", true, fmt.Errorf("bad token")
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Start(t.Context())
+	gw := httptest.NewServer(g)
+	t.Cleanup(gw.Close)
+	for _, tc := range []struct{ method, path, auth string }{
+		{"POST", "/v1/run", "Bearer forged"},
+		{"POST", "/v1/run", ""},
+		{"GET", "/v1/sessions", ""},
+	} {
+		status, h, _ := send(t, tc.method, gw.URL+tc.path, runBody, "Authorization", tc.auth)
+		if status != http.StatusUnauthorized || h.Get("X-Paddock-Node") != "a" {
+			t.Errorf("%s %s with %q: %d from %q, want 401 from a", tc.method, tc.path, tc.auth, status, h.Get("X-Paddock-Node"))
+		}
+	}
+	if got := len(b.hitList()); got != 0 {
+		t.Errorf("b saw %d refused callers", got)
+	}
+	if status, h, _ := send(t, "POST", gw.URL+"/v1/run", runBody, "Authorization", "Bearer good"); status != 200 || h.Get("X-Paddock-Node") != "b" {
+		t.Errorf("a good token: %d from %q, want 200 placed on b", status, h.Get("X-Paddock-Node"))
+	}
+}
