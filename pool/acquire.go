@@ -73,11 +73,7 @@ func (m *Manager) lease(ctx context.Context, tp *tpool, spec runner.Spec, custom
 	startBegin := time.Now()
 	var kind StartKind
 	if custom {
-		sb, err = m.startCustom(ctx, tp, spec, wake)
-		kind = StartCold
-		if wake != "" {
-			kind = StartWake
-		}
+		sb, kind, err = m.startCustom(ctx, tp, spec, wake)
 	} else {
 		sb, kind, err = m.coldStart(ctx, tp)
 	}

@@ -46,8 +46,8 @@ func TestStatsAndReady(t *testing.T) {
 	got := m.Stats()
 	m.Release(lease.Sandbox)
 	want := []pool.Stats{
-		{Template: "python", Target: 2, Floor: 2, Ceiling: 2, Ready: 2, ColdStarts: 2, Snapshot: "off", Healthy: true, Image: pool.ImageReady},
-		{Template: "node", Target: 0, InUse: 1, Misses: 1, ColdStarts: 1, Snapshot: "off", Healthy: true, Image: pool.ImageReady},
+		{Template: "python", Target: 2, Floor: 2, Ceiling: 2, Ready: 2, ColdStarts: 2, Snapshot: "off", NetworkSnapshot: "off", Healthy: true, Image: pool.ImageReady},
+		{Template: "node", Target: 0, InUse: 1, Misses: 1, ColdStarts: 1, Snapshot: "off", NetworkSnapshot: "off", Healthy: true, Image: pool.ImageReady},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("Stats = %+v, want %+v", got, want)

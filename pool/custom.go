@@ -27,7 +27,9 @@ type RunOptions struct {
 	Since time.Time
 	// Network asks for a sandbox with a network interface for an egress
 	// proxy (runner.Spec.Network): one started for the request, like a
-	// run with other limits, since pooled sandboxes have none.
+	// run with other limits, since pooled sandboxes have none. With the
+	// template's limits it is restored from the template's networked
+	// image when there is one (netsnap.go).
 	Network bool
 	// OnLease, when set, is called with the run's sandbox before the run
 	// starts (to serve its egress proxy, say); its error ends the run, and
@@ -79,17 +81,19 @@ func (tp *tpool) specFor(opts RunOptions) (runner.Spec, bool) {
 	return spec, true
 }
 
-// startCustom starts a sandbox of spec (tp's template with other limits)
-// on the request path and leases it, or wakes it from the image in wake
-// when that is set. The caller holds a start slot, as for a cold miss, but
+// startCustom starts a sandbox of spec (tp's template with other limits
+// or a network) on the request path and leases it, or wakes it from the
+// image in wake when that is set. A networked one with the template's
+// limits is restored from the template's networked image when it can be
+// (netsnap.go). The caller holds a start slot, as for a cold miss, but
 // this is no miss: the pool could not have served it, so it does not
 // raise the pool's target.
-func (m *Manager) startCustom(ctx context.Context, tp *tpool, spec runner.Spec, wake string) (runner.Sandbox, error) {
+func (m *Manager) startCustom(ctx context.Context, tp *tpool, spec runner.Spec, wake string) (runner.Sandbox, StartKind, error) {
 	mem := spec.Limits.MemoryBytes
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
-		return nil, fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, ErrClosed)
+		return nil, "", fmt.Errorf("acquiring %s sandbox: %w", tp.tmpl.Name, ErrClosed)
 	}
 	tp.inUse++ // leased to this request from the start: it never joins the pool
 	tp.custom++
@@ -101,9 +105,14 @@ func (m *Manager) startCustom(ctx context.Context, tp *tpool, spec runner.Spec, 
 	stop := context.AfterFunc(m.ctx, cancel)
 	var sb runner.Sandbox
 	var err error
-	if wake != "" {
+	kind := StartCold
+	switch {
+	case wake != "":
 		sb, err = m.wakeFrom(sctx, tp.tmpl.Name, wake, spec)
-	} else {
+		kind = StartWake
+	case m.netRestorable(tp, spec):
+		sb, kind, err = m.makeNetworked(sctx, tp, spec)
+	default:
 		sb, err = m.start(sctx, tp.tmpl.Name, spec)
 	}
 	stop()
@@ -118,14 +127,14 @@ func (m *Manager) startCustom(ctx context.Context, tp *tpool, spec runner.Spec, 
 		m.unholdLocked()
 		switch {
 		case ctx.Err() != nil:
-			return nil, fmt.Errorf("starting with custom limits: %w", ctx.Err())
+			return nil, "", fmt.Errorf("starting with custom limits: %w", ctx.Err())
 		case m.closed:
-			return nil, fmt.Errorf("starting with custom limits: %w", ErrClosed)
+			return nil, "", fmt.Errorf("starting with custom limits: %w", ErrClosed)
 		}
 		tp.failures++
-		return nil, fmt.Errorf("starting with custom limits: %w", err)
+		return nil, "", fmt.Errorf("starting with custom limits: %w", err)
 	}
-	if wake == "" {
+	if kind == StartCold {
 		tp.colds++
 	}
 	if m.closed {
@@ -133,11 +142,11 @@ func (m *Manager) startCustom(ctx context.Context, tp *tpool, spec runner.Spec, 
 		tp.custom--
 		tp.customMemory -= mem
 		m.destroy(sb)
-		return nil, fmt.Errorf("starting with custom limits: %w", ErrClosed)
+		return nil, "", fmt.Errorf("starting with custom limits: %w", ErrClosed)
 	}
 	m.leases[sb.ID()] = tp
 	m.customMem[sb.ID()] = mem
-	return sb, nil
+	return sb, kind, nil
 }
 
 // releaseCustomLocked forgets the custom limits of a leased sandbox of tp,

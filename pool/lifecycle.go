@@ -43,7 +43,7 @@ func (m *Manager) startFillersLocked(tp *tpool) {
 	if tp.tmpl.Snapshot && m.snap != nil {
 		tp.snap = snapBuilding
 		m.fillers.Add(1)
-		go m.keepSnapshot(tp)
+		go m.keepSnapshot(tp, &tp.snapImage)
 	}
 }
 

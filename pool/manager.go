@@ -2,6 +2,7 @@ package pool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -97,17 +98,14 @@ type tpool struct {
 	target int
 	demand demand
 
-	// Snapshot state; rebuild pokes the goroutine that keeps the image.
-	snap            snapState
-	img             runner.Snapshot
-	rebuild         chan struct{}
+	// Snapshot state: the template's own image, and the networked one
+	// that networked starts restore from (netsnap.go). Restores and
+	// their failures count both.
+	snapImage
+	net             snapImage
 	restores        uint64
 	colds           uint64
 	restoreFailures uint64
-	// strikes counts restores failed in a row; kept is an image that
-	// failed to restore but stays in use (pauseBeforeReuse).
-	strikes int
-	kept    string
 
 	// custom counts the sandboxes in use that were started with other
 	// limits than the template's (also counted in inUse, from the moment
@@ -164,7 +162,7 @@ func New(rt runner.Runtime, cfg Config, logger *slog.Logger) (*Manager, error) {
 		m.snap = sn
 	}
 	for _, t := range cfg.Templates {
-		tp := &tpool{tmpl: t, wake: make(chan struct{}, 1), target: t.Size, snap: snapOff, rebuild: make(chan struct{}, 1),
+		tp := &tpool{tmpl: t, wake: make(chan struct{}, 1), target: t.Size, snapImage: newSnapImage(false), net: newSnapImage(true),
 			kwake: make(chan struct{}, 1)}
 		tp.provided.Store(!t.Deferred)
 		m.pools[t.Name] = tp
@@ -196,25 +194,8 @@ func (m *Manager) start(ctx context.Context, name string, spec runner.Spec) (run
 // (not onDemand) is a background one: nobody waits for it, so it may
 // come up at the host's lowest CPU weight (runner.Spec.Background).
 func (m *Manager) make(ctx context.Context, tp *tpool, onDemand bool) (runner.Sandbox, StartKind, error) {
-	if img, ok := m.image(tp); ok {
-		img.Spec.Background = !onDemand
-		rctx, cancel := context.WithTimeout(ctx, m.cfg.StartTimeout)
-		sb, err := m.snap.Restore(rctx, img)
-		if err != nil && rctx.Err() != nil && ctx.Err() == nil {
-			err = fmt.Errorf("%w: %w", err, context.DeadlineExceeded) // StartTimeout ran out
-		}
-		cancel()
-		if err == nil && sb != nil {
-			m.mu.Lock()
-			tp.restores++
-			tp.strikes = 0
-			m.mu.Unlock()
-			return sb, StartRestore, nil
-		}
-		if ctx.Err() != nil || m.ctx.Err() != nil {
-			return nil, "", fmt.Errorf("restoring %s sandbox: %w", tp.tmpl.Name, err)
-		}
-		m.restoreFailed(tp, img, err)
+	if sb, err := m.restore(ctx, tp, &tp.snapImage, !onDemand); sb != nil || err != nil {
+		return sb, StartRestore, err
 	}
 	spec := tp.tmpl.Spec
 	spec.Background = !onDemand
@@ -227,6 +208,40 @@ func (m *Manager) make(ctx context.Context, tp *tpool, onDemand bool) (runner.Sa
 	}
 	m.count(tp, &tp.colds)
 	return sb, StartCold, nil
+}
+
+// restore brings up a sandbox of tp from si's image when si has a good
+// one. It returns no sandbox and no error when there is none, or when the
+// restore failed (the failure is counted and the image retired, see
+// restoreFailed): the caller then cold-starts. An error means ctx or the
+// manager ended the restore.
+func (m *Manager) restore(ctx context.Context, tp *tpool, si *snapImage, background bool) (runner.Sandbox, error) {
+	img, ok := m.image(si)
+	if !ok {
+		return nil, nil
+	}
+	img.Spec.Background = background
+	rctx, cancel := context.WithTimeout(ctx, m.cfg.StartTimeout)
+	sb, err := m.snap.Restore(rctx, img)
+	if err != nil && rctx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%w: %w", err, context.DeadlineExceeded) // StartTimeout ran out
+	}
+	cancel()
+	if err == nil && sb != nil {
+		m.mu.Lock()
+		tp.restores++
+		si.strikes = 0
+		m.mu.Unlock()
+		return sb, nil
+	}
+	if ctx.Err() != nil || m.ctx.Err() != nil {
+		return nil, fmt.Errorf("restoring %s sandbox: %w", tp.tmpl.Name, err)
+	}
+	if err == nil {
+		err = errors.New("the runtime returned no sandbox")
+	}
+	m.restoreFailed(tp, si, img, err)
+	return nil, nil
 }
 
 func (m *Manager) count(tp *tpool, n *uint64) {

@@ -28,6 +28,10 @@ type Stats struct {
 	// Snapshot is the state of the template's snapshot: "off" (not
 	// snapshotted), "building", "ready" or "failed".
 	Snapshot string
+	// NetworkSnapshot is the state of its networked image, which
+	// networked starts restore from (netsnap.go): "off" until the first
+	// one, then as Snapshot.
+	NetworkSnapshot string
 	// Healthy is true once the template has produced a working sandbox.
 	Healthy bool
 	// Image is ImageReady, or for a deferred template ImageBuilding until
@@ -59,6 +63,7 @@ func (m *Manager) Stats() []Stats {
 			ColdStarts:      tp.colds,
 			RestoreFailures: tp.restoreFailures,
 			Snapshot:        string(tp.snap),
+			NetworkSnapshot: string(tp.net.snap),
 			Ready:           len(tp.ready),
 			InUse:           tp.inUse,
 			Starting:        tp.starting,

@@ -67,10 +67,7 @@ func (rt *Runtime) Snapshot(ctx context.Context, spec runner.Spec) (runner.Snaps
 	if err != nil {
 		return runner.Snapshot{}, err
 	}
-	name := spec.Template
-	if name == "" {
-		name = spec.Language
-	}
+	name := imageName(spec)
 	dir := filepath.Join(rt.cfg.SnapshotDir, name+"-"+key)
 	img := runner.Snapshot{Key: key, Path: dir, Spec: spec}
 	if err := os.MkdirAll(rt.cfg.SnapshotDir, 0o700); err != nil {
