@@ -14,12 +14,18 @@
 // the policy on the name asked for, resolved once, every answer checked by
 // the guard and the checked address dialled itself (a second resolution
 // could rebind), within the sandbox's connection, byte, rate and time
-// limits. Every refusal answers a status, a body and the
+// limits. For code that ignores the proxy variables, the same proxy
+// answers DNS (ServeDNS: an allowed name is the proxy's own address, any
+// other NXDOMAIN), origin-form HTTP by its Host header (ServeHost) and
+// TLS by the server name of its ClientHello, spliced undecrypted
+// (ServeTLS), each through the same decision, guard and limits.
+// Every refusal answers a status, a body and the
 // X-Paddock-Egress-Refused header naming its reason, is logged and counted;
 // a failure of the proxy refuses, never lets through.
 //
-// egress is a room of its own: it imports the standard library and
-// prometheus/client_golang only, and never api, core, doors, kernels, pool,
-// runner or cmd. Whoever wires a sandbox's only route to a Proxy (cmd, later)
-// brings the policy; egress knows nothing of templates, tenants or runs.
+// egress is a room of its own: it imports the standard library,
+// prometheus/client_golang and golang.org/x/net/dns/dnsmessage only, and
+// never api, core, doors, kernels, pool, runner or cmd. Whoever wires a
+// sandbox's only route to a Proxy (cmd, later) brings the policy; egress
+// knows nothing of templates, tenants or runs.
 package egress

@@ -5,9 +5,10 @@ import (
 	"sync"
 )
 
-// limitListener accepts at most n client connections open at once; the
-// next Accept waits for one to close. A sandbox cannot hold the proxy's
-// goroutines without bound by opening idle connections.
+// limitListener accepts client connections while sem has room (one slot
+// each, given back when it closes); the next Accept waits for one to
+// close. A sandbox cannot hold the proxy's goroutines without bound by
+// opening idle connections.
 type limitListener struct {
 	net.Listener
 	sem  chan struct{}
@@ -15,8 +16,8 @@ type limitListener struct {
 	once sync.Once
 }
 
-func newLimitListener(ln net.Listener, n int) *limitListener {
-	return &limitListener{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{})}
+func newLimitListener(ln net.Listener, sem chan struct{}) *limitListener {
+	return &limitListener{Listener: ln, sem: sem, done: make(chan struct{})}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {

@@ -98,6 +98,32 @@ func (p Policy) Decide(host string, port int) (ok bool, reason string) {
 	return false, ReasonNotAllowed
 }
 
+// DecideName says whether the policy lets host be reached on some port
+// (Decide says yes for host and that port), and the reason when it
+// does not: what the DNS responder asks before it answers a name.
+func (p Policy) DecideName(host string) (ok bool, reason string) {
+	name, reason, err := normalizeName(host)
+	if err != nil {
+		return false, reason
+	}
+	for _, r := range p.allow {
+		if !r.coversName(name) {
+			continue
+		}
+		for _, port := range r.Ports {
+			if ok, _ := p.Decide(name, int(port)); ok {
+				return true, ""
+			}
+		}
+	}
+	for _, r := range p.deny {
+		if r.coversName(name) {
+			return false, ReasonDenied
+		}
+	}
+	return false, ReasonNotAllowed
+}
+
 // Narrow is what both parent and child allow: each child allow rule is
 // cut to the part some parent rule also covers (a name and the ports both
 // list), and a child rule, or the part of one, that no parent rule covers

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -70,10 +71,10 @@ type Proxy struct {
 	ctx    context.Context // ends at Close: bucket waits, dials and tunnels stop
 	cancel context.CancelFunc
 
-	mu     sync.Mutex
-	closed bool
-	conns  map[net.Conn]struct{} // hijacked clients and upstreams, closed by Close
-	srv    *http.Server
+	mu      sync.Mutex
+	closed  bool
+	conns   map[net.Conn]struct{} // hijacked clients and upstreams, closed by Close
+	closers []io.Closer           // the servers, listeners and packet sockets served
 }
 
 // New returns the proxy for cfg.
@@ -138,38 +139,60 @@ func normalizeSecrets(in map[string]http.Header) (map[string]http.Header, error)
 
 // Serve answers proxy requests on ln until Close; it returns
 // http.ErrServerClosed then.
-func (p *Proxy) Serve(ln net.Listener) error {
+func (p *Proxy) Serve(ln net.Listener) error { return p.serveHTTP(ln, p) }
+
+// serveHTTP runs h on ln with the proxy's server settings.
+func (p *Proxy) serveHTTP(ln net.Listener, h http.Handler) error {
 	srv := &http.Server{
-		Handler:           p,
+		Handler:           h,
 		ReadHeaderTimeout: p.limits.IdleTimeout,
 		IdleTimeout:       p.limits.IdleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
 	}
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
+	if !p.hold(srv) {
 		_ = ln.Close()
 		return http.ErrServerClosed
 	}
-	p.srv = srv
-	p.mu.Unlock()
-	return srv.Serve(newLimitListener(ln, 2*p.limits.MaxConns))
+	return srv.Serve(p.limitClients(ln))
 }
 
-// Close stops the proxy: it closes the listener, every client connection
-// and every upstream connection, and ends waits on the rate limit.
+// limitClients holds ln's client connections to twice MaxConns. Each
+// listener has its own bound: shared, the accept loops waiting on it
+// would hold its slots, and one listener's clients could starve another.
+func (p *Proxy) limitClients(ln net.Listener) *limitListener {
+	return newLimitListener(ln, make(chan struct{}, 2*p.limits.MaxConns))
+}
+
+// hold keeps c to be closed by Close; it reports false when the proxy is
+// already closed (c is not closed then).
+func (p *Proxy) hold(c io.Closer) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.closers = append(p.closers, c)
+	return true
+}
+
+// Close stops the proxy: it closes every listener, every client
+// connection and every upstream connection, and ends waits on the rate
+// limit.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
 	p.closed = true
-	srv := p.srv
+	closers := p.closers
+	p.closers = nil
 	conns := p.conns
 	p.conns = map[net.Conn]struct{}{}
 	p.mu.Unlock()
 	p.cancel()
 	var errs []error
-	if srv != nil {
-		errs = append(errs, srv.Close())
+	for _, c := range closers {
+		if err := c.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			errs = append(errs, err)
+		}
 	}
 	for c := range conns {
 		_ = c.Close()

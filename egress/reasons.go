@@ -19,6 +19,8 @@ const (
 	ReasonByteLimit      = "byte_limit"      // Limits.MaxBytesOut or MaxBytesIn is used up
 	ReasonIdleTimeout    = "idle_timeout"    // nothing crossed the connection for Limits.IdleTimeout
 	ReasonClosed         = "closed"          // the proxy is shutting down
+	ReasonDNSRefused     = "dns_refused"     // the DNS responder was asked for a name the policy does not allow, or not for an address
+	ReasonNoSNI          = "no_sni"          // a TLS connection to the transparent listener named no server (or was not TLS)
 )
 
 // Reasons lists every reason, for pre-creating metric labels.
@@ -27,4 +29,5 @@ var Reasons = []string{
 	ReasonBadRequest, ReasonBlockedAddress, ReasonResolveFailed,
 	ReasonConnectFailed, ReasonConnectTimeout, ReasonUpstreamFailed,
 	ReasonConnLimit, ReasonByteLimit, ReasonIdleTimeout, ReasonClosed,
+	ReasonDNSRefused, ReasonNoSNI,
 }

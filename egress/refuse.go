@@ -40,7 +40,7 @@ func statusOf(reason string) int {
 
 // refuse answers ref to the client, logs it and counts it.
 func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, ref *refusal) {
-	p.note(r, ref, "egress refused")
+	p.note(r.Method, r.Host, ref, "egress refused")
 	h := w.Header()
 	h.Set(RefusedHeader, ref.reason)
 	h.Set("Content-Type", "text/plain; charset=utf-8")
@@ -52,17 +52,21 @@ func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, ref *refusal) {
 
 // cut logs and counts a connection the proxy ends for ref, once its
 // answer has begun.
-func (p *Proxy) cut(r *http.Request, ref *refusal) { p.note(r, ref, "egress connection cut") }
+func (p *Proxy) cut(r *http.Request, ref *refusal) {
+	p.note(r.Method, r.Host, ref, "egress connection cut")
+}
 
-func (p *Proxy) note(r *http.Request, ref *refusal, msg string) {
+// note logs and counts ref; method is the request's (CONNECT, GET…, or
+// TLS and DNS for the transparent listeners) and target what it named.
+func (p *Proxy) note(method, target string, ref *refusal, msg string) {
 	p.counters.refuse(ref.reason)
 	p.metrics.refused.WithLabelValues(ref.reason).Inc()
 	attrs := append([]any{
 		slog.String("sandbox_id", p.sandbox),
 		slog.String("reason", ref.reason),
 		slog.String("detail", ref.detail),
-		slog.String("method", r.Method),
-		slog.String("target", r.Host),
+		slog.String("method", method),
+		slog.String("target", target),
 	}, ref.attrs...)
 	p.log.Info(msg, attrs...)
 }
