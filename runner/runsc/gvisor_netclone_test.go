@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/vishvananda/netns"
 
 	"github.com/paddock-dev/paddock/runner"
+	"github.com/paddock-dev/paddock/runner/ocispec"
 	"github.com/paddock-dev/paddock/runner/runsc"
 	"github.com/paddock-dev/paddock/templates"
 )
@@ -236,6 +238,7 @@ func logStartTimes(t *testing.T, rt *runsc.Runtime, spec, networked runner.Spec,
 	// Rounds interleave the kinds, so that the machine's noise falls on
 	// all of them alike.
 	took := make([][]time.Duration, len(kinds))
+	mem := make([][]int64, len(kinds))
 	for range 3 {
 		for i, k := range kinds {
 			begin := time.Now()
@@ -247,6 +250,9 @@ func logStartTimes(t *testing.T, rt *runsc.Runtime, spec, networked runner.Spec,
 				runKeep(t, sb, spec.Warmup)
 			}
 			took[i] = append(took[i], time.Since(begin))
+			if !k.warm {
+				mem[i] = append(mem[i], memoryOf(sb.ID()))
+			}
 			if err := sb.Destroy(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -255,5 +261,25 @@ func logStartTimes(t *testing.T, rt *runsc.Runtime, spec, networked runner.Spec,
 	for i, k := range kinds {
 		slices.Sort(took[i])
 		t.Logf("%-36s median %v of %v", k.name, took[i][1].Round(time.Millisecond), took[i])
+		if len(mem[i]) > 0 {
+			slices.Sort(mem[i])
+			t.Logf("%-36s host memory once up (cgroup usage, MiB): median %.1f of %v", k.name, float64(mem[i][1])/(1<<20), mem[i])
+		}
 	}
+}
+
+// memoryOf is the memory cgroup usage of sandbox id, in bytes (cgroup v1
+// or v2), or -1 when it cannot be read. For the log only.
+func memoryOf(id string) int64 {
+	for _, f := range []string{
+		filepath.Join(ocispec.CgroupRoot, "memory", ocispec.CgroupsPath(id), "memory.usage_in_bytes"),
+		filepath.Join(ocispec.CgroupRoot, ocispec.CgroupsPath(id), "memory.current"),
+	} {
+		if b, err := os.ReadFile(f); err == nil {
+			if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+				return n
+			}
+		}
+	}
+	return -1
 }
