@@ -394,7 +394,62 @@ func TestE2EGatewayTier(t *testing.T) {
 		}
 		for lines.Scan() && !strings.Contains(lines.Text(), "started") {
 		}
+
+		// A one-shot run on the same node, found by its idempotency key: a
+		// run the node refuses before claiming the key (a timeout_ms out of
+		// range) names the node the key goes to, on every gateway.
+		key := ""
+		for i := range 40 {
+			k := fmt.Sprintf("doomed-probe-%d", i)
+			a := c.do("POST", gwA.url+"/v1/run", map[string]any{"language": "python", "code": "1", "timeout_ms": 999999}, "Idempotency-Key", k)
+			if a.status != http.StatusBadRequest {
+				t.Fatalf("probe %s: %s, want 400", k, a)
+			}
+			if a.header.Get("X-Paddock-Node") == doomed.node {
+				key = k
+				break
+			}
+		}
+		if key == "" {
+			t.Fatalf("no probe key of 40 goes to %s", doomed.node)
+		}
+		long := map[string]any{"language": "python", "code": "import time; time.sleep(120)", "timeout_ms": 60000}
+		lb, _ := json.Marshal(long)
+		runDone := make(chan tierAnswer, 1)
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx, "POST", gwA.url+"/v1/run", bytes.NewReader(lb))
+			req.Header.Set("Authorization", "Bearer "+c.token)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", key)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				runDone <- tierAnswer{status: -1, body: []byte(err.Error())}
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			runDone <- tierAnswer{status: resp.StatusCode, header: resp.Header, body: b}
+		}()
+		// The same key through the other gateway is 409 once the run holds it.
+		for {
+			a := c.do("POST", gwB.url+"/v1/run", long, "Idempotency-Key", key)
+			if a.status == http.StatusConflict {
+				break
+			}
+			if a.status != http.StatusBadRequest && a.status != http.StatusServiceUnavailable && a.status != http.StatusTooManyRequests {
+				t.Fatalf("the keyed run again while it should run: %s", a)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 		stop(t, nodes[doomed.node], syscall.SIGKILL)
+		select {
+		case a := <-runDone:
+			if a.status != http.StatusBadGateway || !strings.Contains(string(a.body), "node_lost") || !strings.Contains(string(a.body), doomed.node) {
+				t.Errorf("the one-shot run in flight on the killed node: %s, want 502 node_lost naming %s", a, doomed.node)
+			}
+		case <-ctx.Done():
+			t.Fatal("the one-shot run on the killed node got no answer in 2 minutes")
+		}
 		var last string
 		for lines.Scan() {
 			if l := strings.TrimSpace(lines.Text()); l != "" && !strings.Contains(l, `"keepalive"`) {
