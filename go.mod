@@ -25,6 +25,13 @@ require (
 )
 
 require (
+	github.com/go-errors/errors v1.5.1 // indirect
+	github.com/monochromegane/go-gitignore v0.0.0-20200626010858-205db1a8cc00 // indirect
+	github.com/xlab/treeprint v1.2.0 // indirect
+	sigs.k8s.io/kustomize/kyaml v0.21.2 // indirect
+)
+
+require (
 	cyphar.com/go-pathrs v0.2.6 // indirect
 	github.com/agnivade/levenshtein v1.2.2 // indirect
 	github.com/aperturerobotics/protobuf-go-lite v0.14.0 // indirect
