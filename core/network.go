@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"net/netip"
 	"strconv"
+	"sync"
 
 	"github.com/paddock-dev/paddock/egress"
 	"github.com/paddock-dev/paddock/runner"
@@ -101,8 +103,14 @@ func withProxy(env map[string]string) map[string]string {
 
 var errNoNetwork = errors.New("this server's runtime gives sandboxes no network")
 
-// serveEgress serves pol's proxy on sb's egress listener for one run and
-// returns what ends it, which fills report.
+// egressAddr is the proxy's address as the sandbox sees it: what the DNS
+// responder answers for allowed names.
+var egressAddr = netip.MustParseAddr(runner.EgressAddr)
+
+// serveEgress serves pol's proxy on sb's egress sockets for one run (the
+// proxy port, and the DNS responder and transparent HTTP and TLS
+// listeners when the runtime gives them) and returns what ends it, which
+// fills report.
 func (s *Service) serveEgress(sb runner.Sandbox, pol egress.Policy, report **NetworkReport) (func(), error) {
 	e, ok := sb.(runner.Egress)
 	if !ok || e.EgressListener() == nil {
@@ -114,14 +122,21 @@ func (s *Service) serveEgress(sb runner.Sandbox, pol egress.Policy, report **Net
 	if err != nil {
 		return nil, fmt.Errorf("starting the egress proxy of %s: %w", sb.ID(), err)
 	}
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = p.Serve(e.EgressListener())
-	}()
+	ls := e.EgressListeners()
+	var served sync.WaitGroup
+	served.Go(func() { _ = p.Serve(e.EgressListener()) })
+	if ls.HTTP != nil {
+		served.Go(func() { _ = p.ServeHost(ls.HTTP, runner.HTTPPort) })
+	}
+	if ls.TLS != nil {
+		served.Go(func() { _ = p.ServeTLS(ls.TLS, runner.TLSPort) })
+	}
+	if ls.DNS != nil {
+		served.Go(func() { _ = p.ServeDNS(ls.DNS, egressAddr) })
+	}
 	return func() {
 		*report = &NetworkReport{Policy: pol, Stats: p.Stats()}
 		_ = p.Close()
-		<-served
+		served.Wait()
 	}, nil
 }

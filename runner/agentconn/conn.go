@@ -35,9 +35,9 @@ type Hooks struct {
 	// kernel opens; a failure is logged, not fatal. Nil means nothing to do.
 	Interactive func() error
 	Logger      *slog.Logger
-	// Egress is the sandbox's egress listener (runner.Egress); nil when
-	// it has no network.
-	Egress net.Listener
+	// Egress are the sandbox's egress sockets (runner.Egress); all nil
+	// when it has no network.
+	Egress runner.EgressListeners
 }
 
 // Conn is the host end of one sandbox's agent: the frame channel to it,
@@ -194,9 +194,13 @@ func (s *Conn) Destroy(ctx context.Context) error {
 	return s.destroyErr
 }
 
-// EgressListener is the sandbox's egress listener (runner.Egress); nil
-// when it has no network.
-func (c *Conn) EgressListener() net.Listener { return c.hooks.Egress }
+// EgressListener is the sandbox's egress proxy listener (runner.Egress);
+// nil when it has no network.
+func (c *Conn) EgressListener() net.Listener { return c.hooks.Egress.Proxy }
+
+// EgressListeners are the sandbox's egress sockets (runner.Egress); all
+// nil when it has no network.
+func (c *Conn) EgressListeners() runner.EgressListeners { return c.hooks.Egress }
 
 var _ runner.Egress = (*Conn)(nil)
 

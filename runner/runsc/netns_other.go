@@ -4,7 +4,6 @@ package runsc
 
 import (
 	"fmt"
-	"net"
 
 	"github.com/paddock-dev/paddock/runner"
 )
@@ -24,8 +23,8 @@ func networkMode(runner.Spec) string { return "none" }
 func (rt *Runtime) newNet(string) (*sandboxNet, error) {
 	return nil, fmt.Errorf("sandbox networks: %w", runner.ErrNotSupported)
 }
-func (rt *Runtime) dropNet(string) error         { return nil }
-func (rt *Runtime) closeNets() error             { return nil }
-func (rt *Runtime) egressOf(string) net.Listener { return nil }
+func (rt *Runtime) dropNet(string) error                   { return nil }
+func (rt *Runtime) closeNets() error                       { return nil }
+func (rt *Runtime) egressOf(string) runner.EgressListeners { return runner.EgressListeners{} }
 
 func (rt *Runtime) reapNets() (int, error) { return 0, nil }

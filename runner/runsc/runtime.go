@@ -293,6 +293,11 @@ func (rt *Runtime) writeBundle(ctx context.Context, dir, id string, spec runner.
 				s.Linux.Namespaces[i].Path = n.path()
 			}
 		}
+		resolv, err := resolvConfPath(rt.cfg.StateDir)
+		if err != nil {
+			return fmt.Errorf("writing the sandboxes' resolv.conf: %w", err)
+		}
+		withResolvConf(s, resolv)
 	}
 	if rt.images != nil {
 		root, err := rt.images.root(ctx, spec.Rootfs)

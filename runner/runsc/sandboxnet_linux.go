@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -40,11 +42,11 @@ const (
 	prefixBits  = 30
 )
 
-// sandboxNet is one sandbox's network: its namespace and its listener.
+// sandboxNet is one sandbox's network: its namespace and its sockets.
 type sandboxNet struct {
 	ns      string // name under /run/netns
 	hostDev string // the host end's device, in the egress namespace
-	ln      net.Listener
+	ls      runner.EgressListeners
 }
 
 // nets are a runtime's sandbox networks, by container id.
@@ -63,14 +65,14 @@ func networkMode(spec runner.Spec) string {
 	return "none"
 }
 
-// egressOf is container id's egress listener; nil without a network.
-func (rt *Runtime) egressOf(id string) net.Listener {
+// egressOf is container id's egress sockets; all nil without a network.
+func (rt *Runtime) egressOf(id string) runner.EgressListeners {
 	rt.nets.mu.Lock()
 	defer rt.nets.mu.Unlock()
 	if n := rt.nets.byID[id]; n != nil {
-		return n.ln
+		return n.ls
 	}
-	return nil
+	return runner.EgressListeners{}
 }
 
 // egressName is the egress namespace of the runtime whose runsc root is
@@ -141,7 +143,7 @@ func (rt *Runtime) newNet(id string) (_ *sandboxNet, err error) {
 	if err := plumb(rt.nets.egress, n); err != nil {
 		return nil, fmt.Errorf("wiring the network of %s: %w", id, err)
 	}
-	if n.ln, err = listenOn(rt.nets.egress, n.hostDev); err != nil {
+	if n.ls, err = listenOn(rt.nets.egress, n.hostDev); err != nil {
 		return nil, fmt.Errorf("listening for the egress of %s: %w", id, err)
 	}
 	rt.nets.byID[id] = n
@@ -180,9 +182,9 @@ func (rt *Runtime) closeNets() error {
 
 func (n *sandboxNet) close(egress string) error {
 	var errs []error
-	// The proxy served on the listener may have closed it first.
-	if n.ln != nil {
-		if err := n.ln.Close(); !errors.Is(err, net.ErrClosed) {
+	// The proxy served on the sockets may have closed them first.
+	for _, c := range closersOf(n.ls) {
+		if err := c.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
 			errs = append(errs, err)
 		}
 	}
@@ -311,25 +313,26 @@ func ipNet(addr string) *net.IPNet {
 	return &net.IPNet{IP: net.ParseIP(addr).To4(), Mask: net.CIDRMask(prefixBits, 32)}
 }
 
-// listenOn opens a TCP listener at runner.EgressAddr:egressPort in the
-// egress namespace, bound to dev: only its sandbox reaches it.
-func listenOn(egress, dev string) (net.Listener, error) {
+// listenOn opens the sandbox's egress sockets at runner.EgressAddr in the
+// egress namespace, each bound to dev: only its sandbox reaches them.
+// On failure it closes what it opened.
+func listenOn(egress, dev string) (ls runner.EgressListeners, err error) {
 	runtime.LockOSThread()
 	orig, err := netns.Get()
 	if err != nil {
 		runtime.UnlockOSThread()
-		return nil, err
+		return ls, err
 	}
 	defer orig.Close()
 	target, err := netns.GetFromName(egress)
 	if err != nil {
 		runtime.UnlockOSThread()
-		return nil, err
+		return ls, err
 	}
 	defer target.Close()
 	if err := netns.Set(target); err != nil {
 		runtime.UnlockOSThread()
-		return nil, err
+		return ls, err
 	}
 	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
 		var serr error
@@ -343,14 +346,43 @@ func listenOn(egress, dev string) (net.Listener, error) {
 		}
 		return serr
 	}}
+	at := func(port int) string { return net.JoinHostPort(runner.EgressAddr, strconv.Itoa(port)) }
 	// A socket stays in the namespace it was made in.
-	ln, err := lc.Listen(context.Background(), "tcp4", net.JoinHostPort(runner.EgressAddr, fmt.Sprint(egressPort)))
-	if serr := netns.Set(orig); serr != nil {
-		if ln != nil {
-			ln.Close()
-		}
-		return nil, errors.Join(err, serr) // the thread stays locked and ends with its goroutine
+	ctx := context.Background()
+	ls.Proxy, err = lc.Listen(ctx, "tcp4", at(egressPort))
+	if err == nil {
+		ls.HTTP, err = lc.Listen(ctx, "tcp4", at(runner.HTTPPort))
 	}
-	runtime.UnlockOSThread()
-	return ln, err
+	if err == nil {
+		ls.TLS, err = lc.Listen(ctx, "tcp4", at(runner.TLSPort))
+	}
+	if err == nil {
+		ls.DNS, err = lc.ListenPacket(ctx, "udp4", at(runner.DNSPort))
+	}
+	if serr := netns.Set(orig); serr != nil {
+		err = errors.Join(err, serr) // the thread stays locked and ends with its goroutine
+	} else {
+		runtime.UnlockOSThread()
+	}
+	if err != nil {
+		for _, c := range closersOf(ls) {
+			_ = c.Close()
+		}
+		return runner.EgressListeners{}, err
+	}
+	return ls, nil
+}
+
+// closersOf lists the sockets ls holds.
+func closersOf(ls runner.EgressListeners) []io.Closer {
+	var out []io.Closer
+	for _, ln := range []net.Listener{ls.Proxy, ls.HTTP, ls.TLS} {
+		if ln != nil {
+			out = append(out, ln)
+		}
+	}
+	if ls.DNS != nil {
+		out = append(out, ls.DNS)
+	}
+	return out
 }

@@ -352,9 +352,13 @@ func (rt *Runtime) snapshotInput(ctx context.Context, spec runner.Spec) (snapsho
 	}
 	spec.Labels, spec.Background = nil, false
 	opts := CreateOpts{OverlaySize: ocispec.WithDefaults(spec.Limits).DiskBytes, Network: networkMode(spec)}
+	rendered := ocispec.Render("pd-0000000000000000", spec, "/agent")
+	if spec.Network {
+		withResolvConf(rendered, "/resolv.conf") // as writeBundle mounts it
+	}
 	return snapshotInput{
 		Format:   snapshotFormat,
-		Spec:     ocispec.Render("pd-0000000000000000", spec, "/agent"),
+		Spec:     rendered,
 		Global:   strings.Join(opts.global(), " "),
 		Platform: rt.cfg.Platform,
 		RootfsID: spec.RootfsID,
