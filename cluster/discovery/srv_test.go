@@ -106,4 +106,3 @@ func TestSRVNeedsInterval(t *testing.T) {
 }
 
 var _ Resolver = (*net.Resolver)(nil)
-
