@@ -59,14 +59,16 @@ func TestImportsPointDown(t *testing.T) {
 		{dir: "runner/agentconn", only: []string{module + "/runner", module + "/runner/wire"}},
 		// The sandbox's shape: the contract's types and the OCI spec's.
 		{dir: "runner/ocispec", only: []string{module + "/runner", "github.com/opencontainers/runtime-spec/specs-go"}},
-		// The egress proxy is a room of its own: the standard library and
-		// prometheus only, nothing of Paddock.
-		{dir: "egress", only: []string{"github.com/prometheus/client_golang/prometheus"},
+		// The egress proxy is a room of its own: the standard library,
+		// prometheus and x/net's DNS message codec, nothing of Paddock.
+		{dir: "egress", only: []string{"github.com/prometheus/client_golang/prometheus", "golang.org/x/net/dns/dnsmessage"},
 			forbidden: []string{module + "/api", module + "/core", module + "/doors", module + "/kernels", module + "/pool", module + "/runner", module + "/cmd", module + "/templates", module + "/store"}},
 		// A gateway holds no sandbox and no session by construction:
 		// nothing of Paddock, only prometheus' text format for /metrics.
 		{dir: "gateway", only: []string{"github.com/prometheus/client_model/go", "github.com/prometheus/common/expfmt",
 			"github.com/prometheus/common/model", "google.golang.org/protobuf/proto"}},
+		// Discovery finds nodes; it knows nothing of what they serve.
+		{dir: "cluster/discovery", forbidden: []string{module + "/"}},
 	}
 	everywhereBut := []struct {
 		imported string

@@ -267,7 +267,7 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 		resp.Body = &tailOnError{ReadCloser: resp.Body, tail: tail}
 	}
 	if id := resp.Header.Get(mcpSessionHeader); id != "" {
-		resp.Header.Set(mcpSessionHeader, n.Name+"."+id)
+		resp.Header.Set(mcpSessionHeader, Tag(n.Name)+"."+id)
 	}
 	return nil
 }

@@ -219,10 +219,10 @@ func TestMCPSessionHeader(t *testing.T) {
 	b := newFakeNode(t, "b", 1, ok("b"))
 	gw := newTestGateway(t, a, b)
 	_, h, _ := send(t, "POST", gw.URL+"/mcp", `{"method":"initialize"}`)
-	if got := h.Get(mcpSessionHeader); got != "a.s-42" {
-		t.Fatalf("Mcp-Session-Id %q, want a.s-42", got)
+	if got := h.Get(mcpSessionHeader); got != Tag("a")+".s-42" {
+		t.Fatalf("Mcp-Session-Id %q, want %s.s-42", got, Tag("a"))
 	}
-	if _, _, body := send(t, "POST", gw.URL+"/mcp", `{}`, mcpSessionHeader, "a.s-42"); body != `saw "s-42"` {
+	if _, _, body := send(t, "POST", gw.URL+"/mcp", `{}`, mcpSessionHeader, Tag("a")+".s-42"); body != `saw "s-42"` {
 		t.Errorf("node a %s", body)
 	}
 	if status, _, _ := send(t, "POST", gw.URL+"/mcp", `{}`, mcpSessionHeader, "zz.s-42"); status != 404 {

@@ -7,9 +7,10 @@ import (
 )
 
 // The MCP door's session ids (Mcp-Session-Id) are the MCP SDK's, made
-// on the node: the gateway hands them out as "<node>.<id>" (a node name
-// has no dot) and takes the prefix off on the way back in, so any
-// gateway finds the node without keeping a table.
+// on the node: the gateway hands them out as "<tag>.<id>", the node's
+// tag (Tag: hex digits, no dot) before the first dot, and takes the
+// prefix off on the way back in, so any gateway finds the node without
+// keeping a table.
 const mcpSessionHeader = "Mcp-Session-Id"
 
 func (g *Gateway) mcp(w http.ResponseWriter, r *http.Request) {
@@ -18,10 +19,10 @@ func (g *Gateway) mcp(w http.ResponseWriter, r *http.Request) {
 		g.place(w, r, "")
 		return
 	}
-	name, id, ok := strings.Cut(v, ".")
+	tag, id, ok := strings.Cut(v, ".")
 	var n *nodeState
 	for _, c := range g.t.nodes() {
-		if c.Name == name {
+		if Tag(c.Name) == tag {
 			n = c
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 // Node is one Paddock node behind the gateway.
 type Node struct {
-	Name string // a DNS label, unique in the tier
+	Name string // a DNS name, unique in the tier
 	URL  string // its base URL, e.g. http://10.0.0.7:8080
 }
 
@@ -31,9 +31,20 @@ func (s Static) Nodes() []Node { return s }
 
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 
-// ValidName reports whether name is a DNS label (RFC 1123), as a node's
-// name must be.
-func ValidName(name string) bool { return dnsLabel.MatchString(name) }
+// ValidName reports whether name is a DNS name of RFC 1123 labels (at
+// most 253 bytes), as a node's name must be: Kubernetes node names, which
+// the nodes take from spec.nodeName, are such names and may hold dots.
+func ValidName(name string) bool {
+	if len(name) == 0 || len(name) > 253 {
+		return false
+	}
+	for label := range strings.SplitSeq(name, ".") {
+		if !dnsLabel.MatchString(label) {
+			return false
+		}
+	}
+	return true
+}
 
 // TagLen is the length of a node's tag in hex digits.
 const TagLen = 8
@@ -80,7 +91,7 @@ func ParseStatic(s string) (Static, error) {
 // NewNode checks a node's name and URL.
 func NewNode(name, raw string) (Node, error) {
 	if !ValidName(name) {
-		return Node{}, fmt.Errorf("node name %q: want a DNS label (lower-case letters, digits and '-', at most 63)", name)
+		return Node{}, fmt.Errorf("node name %q: want a DNS name (labels of lower-case letters, digits and '-', joined by dots)", name)
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {

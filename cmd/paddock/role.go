@@ -28,14 +28,17 @@ type roleConfig struct {
 	NodeCredentialFile string
 	Nodes              string // --nodes: name=url,... (gateway)
 
+	discoveryConfig // where a gateway's nodes come from (role_discovery.go)
+
 	nodeCred *gateway.Credential // loaded by validateRole
 	nodeSet  gateway.Static      // parsed by validateRole
 }
 
 func (c *roleConfig) registerRoleFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Role, "role", env("PADDOCK_ROLE", roleAll), "all (pools, sessions and every door on this machine), node (the same, serving only requests a gateway signed) or gateway (no sandboxes: forwards every door to --nodes)")
-	fs.StringVar(&c.NodeName, "node-name", env("PADDOCK_NODE_NAME", ""), "this node's name in its tier, a DNS label; every session id it makes begins with the name's tag (required with --role=node)")
+	fs.StringVar(&c.NodeName, "node-name", env("PADDOCK_NODE_NAME", ""), "this node's name in its tier, a DNS name (a Kubernetes node name will do); every session id it makes begins with the name's tag (required with --role=node)")
 	fs.StringVar(&c.NodeCredentialFile, "node-credential-file", env("PADDOCK_NODE_CREDENTIAL_FILE", ""), "file holding the secret (at least 32 bytes) gateways sign their requests to nodes with, the same file on both (required with --role=node and --role=gateway)")
+	c.registerDiscoveryFlags(fs.StringVar)
 	fs.StringVar(&c.Nodes, "nodes", env("PADDOCK_NODES", ""), "the nodes a gateway forwards to: comma-separated name=url (e.g. n1=http://10.0.0.7:8080)")
 }
 
@@ -48,18 +51,14 @@ func (c *roleConfig) validateRole() error {
 	}
 	var errs []error
 	if c.NodeName != "" && !gateway.ValidName(c.NodeName) {
-		errs = append(errs, fmt.Errorf("--node-name %q: want a DNS label (lower-case letters, digits and '-', at most 63)", c.NodeName))
+		errs = append(errs, fmt.Errorf("--node-name %q: want a DNS name (labels of lower-case letters, digits and '-', joined by dots)", c.NodeName))
 	}
 	if c.Role == roleNode && c.NodeName == "" {
 		errs = append(errs, errors.New("--role=node needs --node-name"))
 	}
 	if c.Role == roleGateway {
-		if c.Nodes == "" {
-			errs = append(errs, errors.New("--role=gateway needs --nodes (name=url,...)"))
-		} else if set, err := gateway.ParseStatic(c.Nodes); err != nil {
-			errs = append(errs, fmt.Errorf("--nodes: %w", err))
-		} else {
-			c.nodeSet = set
+		if err := c.checkDiscovery(); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if c.Role != roleAll {

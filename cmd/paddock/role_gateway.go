@@ -16,8 +16,12 @@ import (
 // serveGateway serves --role=gateway: no runtime, pool, session or
 // history; every door forwarded to the nodes (package gateway).
 func serveGateway(ctx context.Context, cfg *config, logger *slog.Logger) error {
+	source, follow, err := cfg.nodeSource(logger)
+	if err != nil {
+		return err
+	}
 	g, err := gateway.New(gateway.Config{
-		Source:       cfg.nodeSet,
+		Source:       source,
 		Credential:   cfg.nodeCred,
 		Authenticate: gatewayAuth(cfg),
 		MaxBodyBytes: cfg.MaxBody,
@@ -28,6 +32,7 @@ func serveGateway(ctx context.Context, cfg *config, logger *slog.Logger) error {
 	}
 	gctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
+	runDiscovery(gctx, follow, logger)
 	g.Start(gctx)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -36,7 +41,7 @@ func serveGateway(ctx context.Context, cfg *config, logger *slog.Logger) error {
 	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	logger.Info("serving as a gateway", "addr", ln.Addr().String(), "nodes", len(cfg.nodeSet))
+	logger.Info("serving as a gateway", "addr", ln.Addr().String(), "discovery", cfg.Discovery, "nodes", len(source.Nodes()))
 	select {
 	case err := <-errc:
 		return err

@@ -32,7 +32,7 @@ func TestRoleFlags(t *testing.T) {
 		{name: "all with a name tags its ids", args: []string{"--node-name=n1"}, prefix: "d5529766"},
 		{name: "node", args: []string{"--role=node", "--node-name=n2", "--node-credential-file=" + good}, prefix: "8fd3b076"},
 		{name: "node without name", args: []string{"--role=node", "--node-credential-file=" + good}, errHas: "--role=node needs --node-name"},
-		{name: "node with a bad name", args: []string{"--role=node", "--node-name=N_1", "--node-credential-file=" + good}, errHas: "DNS label"},
+		{name: "node with a bad name", args: []string{"--role=node", "--node-name=N_1", "--node-credential-file=" + good}, errHas: "DNS name"},
 		{name: "node without credential", args: []string{"--role=node", "--node-name=n1"}, errHas: "needs --node-credential-file"},
 		{name: "short credential", args: []string{"--role=node", "--node-name=n1", "--node-credential-file=" + short}, errHas: "at least 32"},
 		{name: "gateway", args: []string{"--role=gateway", "--runsc=", "--nodes=n1=http://127.0.0.1:1", "--node-credential-file=" + good}},
