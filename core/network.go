@@ -111,7 +111,8 @@ var egressAddr = netip.MustParseAddr(runner.EgressAddr)
 // proxy port, and the DNS responder and transparent HTTP and TLS
 // listeners when the runtime gives them) and returns what ends it, which
 // fills report.
-func (s *Service) serveEgress(sb runner.Sandbox, pol egress.Policy, report **NetworkReport) (func(), error) {
+// When live is set, it gets the proxy, whose policy its holder may change.
+func (s *Service) serveEgress(sb runner.Sandbox, pol egress.Policy, report **NetworkReport, live **egress.Proxy) (func(), error) {
 	e, ok := sb.(runner.Egress)
 	if !ok || e.EgressListener() == nil {
 		return nil, &Error{Kind: KindNotImplemented, Code: "network_unavailable", Message: errNoNetwork.Error(), cause: errNoNetwork}
@@ -121,6 +122,9 @@ func (s *Service) serveEgress(sb runner.Sandbox, pol egress.Policy, report **Net
 		Metrics: cfg.Metrics, Logger: cfg.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("starting the egress proxy of %s: %w", sb.ID(), err)
+	}
+	if live != nil {
+		*live = p
 	}
 	ls := e.EgressListeners()
 	var served sync.WaitGroup

@@ -144,7 +144,7 @@ func (s *Service) RunPlanned(ctx context.Context, p RunPlan, out runner.OutputFu
 	plan.opts.Since = arrived   // one queue deadline for both waits
 	if plan.network != nil {
 		pol := *plan.network
-		plan.opts.OnLease = func(sb runner.Sandbox) (func(), error) { return s.serveEgress(sb, pol, &res.Network) }
+		plan.opts.OnLease = func(sb runner.Sandbox) (func(), error) { return s.serveEgress(sb, pol, &res.Network, nil) }
 	}
 	res.Outcome, err = s.pool.RunWith(ctx, plan.template, plan.opts, plan.req, out)
 	if err != nil {

@@ -2,10 +2,12 @@ package core
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/netip"
 
 	"github.com/paddock-dev/paddock/egress"
+	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/runner"
 )
 
@@ -65,30 +67,89 @@ func (s *Service) planSessionNetwork(allow egress.Policy, ask *NetworkAsk) (stri
 }
 
 // sessionPolicy decodes a session's kept policy and narrows it by this
-// server's allowance.
+// server's allowance. What is left may be none: the sandbox keeps its
+// interface and its proxy refuses everything, rather than the session
+// failing to wake.
 func (s *Service) sessionPolicy(kept string) (egress.Policy, error) {
 	var pol egress.Policy
 	if err := json.Unmarshal([]byte(kept), &pol); err != nil {
 		return egress.Policy{}, fmt.Errorf("the session's network policy does not decode: %w", err)
 	}
-	got := egress.Narrow(s.networkAllowance(), pol)
-	if got.None() {
-		return egress.Policy{}, &Error{Kind: KindForbidden, Code: "network_not_allowed",
-			Message: fmt.Sprintf("this server no longer allows any host the session may reach (it allows %s)", s.networkAllowance())}
+	return egress.Narrow(s.networkAllowance(), pol), nil
+}
+
+// sessionEgress is one networked session sandbox's proxy, for the kernels.
+type sessionEgress struct {
+	svc   *Service
+	proxy *egress.Proxy
+	stop  func()
+}
+
+func (e *sessionEgress) Stop() { e.stop() }
+
+func (e *sessionEgress) SetPolicy(kept string) error {
+	pol, err := e.svc.sessionPolicy(kept)
+	if err != nil {
+		return err
 	}
-	return got, nil
+	e.proxy.SetPolicy(pol)
+	return nil
 }
 
 // serveSessionNetwork is the kernels' NetworkFunc: one proxy for one
 // leased sandbox of a networked session, until the lease ends.
-func (s *Service) serveSessionNetwork(sb runner.Sandbox, kept string) (func(), error) {
+func (s *Service) serveSessionNetwork(sb runner.Sandbox, kept string) (kernels.NetworkHandle, error) {
 	pol, err := s.sessionPolicy(kept)
 	if err != nil {
 		return nil, err
 	}
 	var report *NetworkReport
-	return s.serveEgress(sb, pol, &report)
+	e := &sessionEgress{svc: s}
+	if e.stop, err = s.serveEgress(sb, pol, &report, &e.proxy); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
+
+// SetSessionNetwork replaces a networked session's policy with what ask
+// gets now (nil: nothing), as at its creation: the server's, template's
+// and caller's allowances narrowed by ask. Its proxy decides later
+// connections by it (open tunnels run on), and so do the sandboxes it
+// leases later. A session created without a network cannot get one
+// (KindConflict "network_fixed").
+func (s *Service) SetSessionNetwork(c Caller, id string, ask *NetworkAsk) (_ Session, err error) {
+	defer func() { s.metrics.done(c.Door, "set_session_network", err) }()
+	if err := s.sessionsFor(c); err != nil {
+		return Session{}, err
+	}
+	info, err := s.kernels.Get(c.Tenant, id)
+	if err != nil {
+		return Session{}, s.fail(err)
+	}
+	if info.Network == "" {
+		return Session{}, &Error{Kind: KindConflict, Code: "network_fixed", cause: kernels.ErrNetworkFixed,
+			Message: "this session was created without a network, and a running sandbox cannot get an interface: create it with one"}
+	}
+	kept := noneKept
+	if ask != nil {
+		if kept, _, err = s.planSessionNetwork(s.allowanceFor(c, info.Template), ask); err != nil {
+			return Session{}, err
+		}
+	}
+	if info, err = s.kernels.Retarget(c.Tenant, id, kept); err != nil {
+		if errors.Is(err, kernels.ErrNetworkFixed) {
+			return Session{}, &Error{Kind: KindConflict, Code: "network_fixed", cause: err, Message: err.Error()}
+		}
+		return Session{}, s.fail(err)
+	}
+	return s.session(info), nil
+}
+
+// noneKept is the kept form of a policy that allows nothing.
+var noneKept = func() string {
+	b, _ := json.Marshal(egress.Policy{})
+	return string(b)
+}()
 
 // sessionNetwork is a session's policy for its owner; nil without one.
 func sessionNetwork(kept string) *NetworkPolicy {

@@ -13,7 +13,7 @@ import (
 // the name once, checks every address and connects to a checked one.
 // The connection holds one of the proxy's slots until closed.
 func (p *Proxy) open(ctx context.Context, host string, port int) (*upstream, *refusal) {
-	if ok, reason := p.policy.Decide(host, port); !ok {
+	if ok, reason := p.current().Decide(host, port); !ok {
 		return nil, refused(statusOf(reason), reason, "%s", policyDetail(reason, host, port))
 	}
 	name, _, _ := normalizeName(host)

@@ -77,7 +77,7 @@ func (p *Proxy) answerDNS(q []byte, self netip.Addr) []byte {
 		return build(resp, &question, nil)
 	}
 	name := question.Name.String()
-	if ok, reason := p.policy.DecideName(name); !ok {
+	if ok, reason := p.current().DecideName(name); !ok {
 		resp.RCode = dnsmessage.RCodeNameError
 		host := strings.TrimSuffix(name, ".")
 		ref := refused(0, ReasonDNSRefused, "%s is not a name the sandbox's egress policy allows (%s)", host, reason)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 )
 
 // maxHeaderBytes bounds a client request's header block.
@@ -56,6 +57,7 @@ type Config struct {
 type Proxy struct {
 	sandbox  string
 	policy   Policy
+	swapped  atomic.Pointer[Policy] // SetPolicy's, in place of policy (retarget.go)
 	guard    *Guard
 	resolver Resolver
 	dial     func(ctx context.Context, network, address string) (net.Conn, error)

@@ -125,7 +125,7 @@ type lease struct {
 	start       pool.StartKind
 	opening     OpenTiming
 	releaseOnce sync.Once
-	unnet       func() // stops the sandbox's egress (network.go); nil without a network
+	net         NetworkHandle // the sandbox's egress (network.go); nil without a network
 }
 
 func (s *session) markEnded() { s.endOnce.Do(func() { close(s.ended) }) }

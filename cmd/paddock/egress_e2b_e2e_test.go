@@ -32,6 +32,9 @@ func TestE2BSDKNetwork(t *testing.T) {
 	want := `{
 		"hosts": {"lines": ["['eth0', 'lo']", "hello from upstream.test", "refused 403 not_allowed"], "error": null,
 			"allowInternetAccess": true, "allowOut": ["upstream.test"]},
+		"update": {"seen": [["refused 403 not_allowed", "hello from other.test"], ["refused 403 not_allowed", "refused 403 not_allowed"]],
+			"allowInternetAccess": false},
+		"updateNone": {"threw": "SandboxError", "message": "409: this session was created without a network, and a running sandbox cannot get an interface: create it with one"},
 		"internet": {"lines": ["['eth0', 'lo']", "hello from upstream.test", "hello from other.test"], "error": null,
 			"allowInternetAccess": true, "allowOut": null},
 		"none": {"lines": ["['lo']", "failed URLError", "failed URLError"], "error": null, "allowInternetAccess": false, "allowOut": null},

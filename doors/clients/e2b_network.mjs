@@ -44,6 +44,32 @@ const probe = async (opts) => {
 }
 
 await step('hosts', () => probe({ network: { allowOut: ['upstream.test'] } }))
+await step('update', async () => {
+  const sbx = await Sandbox.create({ timeoutMs: 120_000, network: { allowOut: ['upstream.test'] } })
+  try {
+    const seen = []
+    const fetchNow = async () => (await sbx.runCode(fetch)).logs.stdout.join('').trim().split('\n').slice(1)
+    await sbx.updateNetwork({ allowOut: ['other.test'] })
+    seen.push(await fetchNow())
+    await sbx.updateNetwork({ allowInternetAccess: false })
+    seen.push(await fetchNow())
+    const info = await Sandbox.getInfo(sbx.sandboxId)
+    return { seen, allowInternetAccess: info.allowInternetAccess ?? null }
+  } finally {
+    await sbx.kill()
+  }
+})
+await step('updateNone', async () => {
+  const sbx = await Sandbox.create({ timeoutMs: 120_000 })
+  try {
+    await sbx.updateNetwork({ allowOut: ['upstream.test'] })
+    return 'did not throw'
+  } catch (e) {
+    return { threw: e?.constructor?.name ?? String(e), message: String(e?.message ?? e).slice(0, 300) }
+  } finally {
+    await sbx.kill()
+  }
+})
 await step('internet', () => probe({ allowInternetAccess: true }))
 await step('none', () => probe({}))
 await step('denyAll', () => probe({ network: { denyOut: ['0.0.0.0/0'] } }))

@@ -20,6 +20,7 @@ type Core interface {
 	Sessions(c core.Caller) []core.Session
 	CloseSession(ctx context.Context, c core.Caller, id string) error
 	SetSessionTTL(c core.Caller, id string, ttl time.Duration) (core.Session, error)
+	SetSessionNetwork(c core.Caller, id string, ask *core.NetworkAsk) (core.Session, error)
 	PauseSession(ctx context.Context, c core.Caller, id string) (core.Session, error)
 	ResumeSession(ctx context.Context, c core.Caller, id string) (core.Session, core.Wake, error)
 	ForkSession(ctx context.Context, c core.Caller, id string, count int) ([]core.Session, error)

@@ -97,6 +97,7 @@ func (d *door) routes(r *gin.Engine) {
 	api.GET("/sandboxes/:id", d.get)
 	api.DELETE("/sandboxes/:id", d.kill)
 	api.POST("/sandboxes/:id/timeout", d.setTimeout)
+	api.PUT("/sandboxes/:id/network", d.setNetwork)
 	api.POST("/v2/sandboxes/:id/connect", d.connect)
 	api.POST("/sandboxes/:id/pause", d.pause)
 	api.POST("/sandboxes/:id/resume", d.resume)

@@ -189,6 +189,16 @@ func (f *fakeCore) CloseSession(_ context.Context, c core.Caller, id string) err
 	return nil
 }
 
+func (f *fakeCore) SetSessionNetwork(c core.Caller, id string, ask *core.NetworkAsk) (core.Session, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s, err := f.lookup(c, id)
+	if err != nil {
+		return core.Session{}, err
+	}
+	return s.info, nil
+}
+
 func (f *fakeCore) SetSessionTTL(c core.Caller, id string, ttl time.Duration) (core.Session, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/gin-gonic/gin"
 
 	"github.com/paddock-dev/paddock/core"
 )
@@ -153,4 +156,63 @@ func infoOf(ask *netAsk) (bool, *networkInfo) {
 		return false, nil
 	}
 	return true, &networkInfo{AllowOut: ask.AllowOut, DenyOut: ask.DenyOut}
+}
+
+// networkUpdate is the body of PUT /sandboxes/{id}/network: the create
+// body's network fields, allow_internet_access beside them.
+type networkUpdate struct {
+	AllowInternetAccess *bool           `json:"allow_internet_access"`
+	AllowOut            []string        `json:"allowOut"`
+	DenyOut             []string        `json:"denyOut"`
+	EgressProxy         json.RawMessage `json:"egressProxy"`
+	Rules               json.RawMessage `json:"rules"`
+}
+
+// setNetwork replaces a sandbox's egress rules, as E2B's update does:
+// every context's session gets the new policy, its proxy deciding later
+// connections by it. A sandbox created without a network cannot get one
+// (409): its sandboxes have no interface.
+func (d *door) setNetwork(c *gin.Context) {
+	var req networkUpdate
+	if err := d.readJSON(c, &req); err != nil {
+		fail(c, err)
+		return
+	}
+	raw, err := json.Marshal(networkConfig{AllowOut: req.AllowOut, DenyOut: req.DenyOut, EgressProxy: req.EgressProxy, Rules: req.Rules})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	ask, err := networkAsk(req.AllowInternetAccess, raw)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if ask != nil && !ask.All && len(ask.Allow) == 0 {
+		ask = nil // a network object that asks for nothing: as denying all
+	}
+	sb, _, err := d.owned(c.Request.Context(), callerOf(c), c.Param("id"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	sb.mu.Lock()
+	ids := make([]string, 0, len(sb.contexts))
+	for _, cc := range sb.contexts {
+		ids = append(ids, cc.ID)
+	}
+	sb.mu.Unlock()
+	for _, id := range ids {
+		if _, err := d.core.SetSessionNetwork(sb.owner, id, ask.core()); err != nil {
+			fail(c, err)
+			return
+		}
+	}
+	// A sandbox denied everything reads as without internet access; the
+	// contexts it opens from now on have no network.
+	sb.mu.Lock()
+	sb.network = ask
+	sb.mu.Unlock()
+	d.keep(sb)
+	c.Status(http.StatusNoContent)
 }
