@@ -1,6 +1,7 @@
 package core
 
 import (
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -34,6 +35,9 @@ type Egress struct {
 	// Secrets are headers the operator attaches to plain-HTTP requests
 	// for a host (egress.Config.Secrets); user code never sees them.
 	Secrets egress.Secrets
+	// SecretRoots verify the secret hosts' certificates; nil is the
+	// system's roots.
+	SecretRoots *x509.CertPool
 	// Metrics are the proxies' shared counters; nil registers none.
 	Metrics *egress.Metrics
 	Logger  *slog.Logger
@@ -119,6 +123,7 @@ func (s *Service) serveEgress(sb runner.Sandbox, pol egress.Policy, report **Net
 	}
 	cfg := s.cfg.Egress
 	p, err := egress.New(egress.Config{Sandbox: sb.ID(), Policy: pol, Resolver: cfg.Resolver, Limits: cfg.Limits, Secrets: cfg.Secrets,
+		SecretRoots: cfg.SecretRoots,
 		Metrics: cfg.Metrics, Logger: cfg.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("starting the egress proxy of %s: %w", sb.ID(), err)

@@ -15,6 +15,9 @@ import (
 // of bytes between the client and the checked upstream address.
 func (p *Proxy) serveConnect(w http.ResponseWriter, r *http.Request) {
 	host, port, ref := splitTarget(r.Host, 0)
+	if ref == nil {
+		ref = p.refuseSecretConnect(host)
+	}
 	if ref != nil {
 		p.refuse(w, r, ref)
 		return

@@ -3,6 +3,7 @@ package egress
 import (
 	"bufio"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 )
@@ -20,21 +21,31 @@ func (p *Proxy) serveForward(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, r, ref)
 		return
 	}
+	name, _, _ := normalizeName(host)
+	secrets := p.secrets[name]
+	if secrets != nil {
+		port = secretTLSPort(port) // the proxy speaks TLS to a secret host (secrets.go)
+	}
 	up, ref := p.open(r.Context(), host, port)
 	if ref != nil {
 		p.refuse(w, r, ref)
 		return
 	}
 	defer up.Close()
-	name, _, _ := normalizeName(host)
-	secrets := p.secrets[name]
 
 	out := outgoing(r, secrets)
-	if err := out.Write(up); err != nil {
+	var conn io.ReadWriter = up
+	if secrets != nil {
+		if conn, ref = p.secretConn(r.Context(), up, name, port, out); ref != nil {
+			p.refuse(w, r, ref)
+			return
+		}
+	}
+	if err := out.Write(conn); err != nil {
 		p.refuse(w, r, upstreamRefusal(up, "sending the request upstream failed", err))
 		return
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(up), out)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), out)
 	if err != nil {
 		p.refuse(w, r, upstreamRefusal(up, "the upstream's answer is not HTTP", err))
 		return

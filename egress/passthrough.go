@@ -69,6 +69,10 @@ func (p *Proxy) passTLS(c net.Conn, port int) {
 		p.refuseTLS(c, target, refused(http.StatusBadRequest, ReasonNoSNI, "the TLS ClientHello names no server (SNI)"))
 		return
 	}
+	if ref := p.refuseSecretConnect(name); ref != nil {
+		p.refuseTLS(c, target, ref)
+		return
+	}
 	up, ref := p.open(p.ctx, name, port)
 	if ref != nil {
 		p.refuseTLS(c, target, ref)

@@ -2,6 +2,7 @@ package egress
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -37,10 +38,14 @@ type Config struct {
 	// nil means a net.Dialer.
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 	// Secrets are headers the operator attaches to plain-HTTP requests
-	// for a host (an exact name): the proxy sets them upstream, replacing
-	// any the client sent, and strips them, and any header echoing their
-	// values, from the answer.
+	// for a host (an exact name): the proxy speaks TLS to that host
+	// itself (secrets.go), sets them upstream, replacing any the client
+	// sent, and strips them, and any header echoing their values, from
+	// the answer.
 	Secrets map[string]http.Header
+	// SecretRoots verify secret hosts' certificates; nil means the
+	// system's roots.
+	SecretRoots *x509.CertPool
 	// Limits bound the proxy; zero fields take their defaults.
 	Limits Limits
 	// Logger receives a line per refusal and per cut connection; nil
@@ -62,6 +67,7 @@ type Proxy struct {
 	resolver Resolver
 	dial     func(ctx context.Context, network, address string) (net.Conn, error)
 	secrets  map[string]http.Header
+	roots    *x509.CertPool
 	limits   Limits
 	log      *slog.Logger
 	metrics  *Metrics
@@ -91,7 +97,7 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p := &Proxy{
 		sandbox: cfg.Sandbox, policy: cfg.Policy, guard: cfg.Guard, resolver: cfg.Resolver,
-		dial: cfg.Dial, secrets: secrets, limits: lim, log: cfg.Logger, metrics: cfg.Metrics,
+		dial: cfg.Dial, secrets: secrets, roots: cfg.SecretRoots, limits: lim, log: cfg.Logger, metrics: cfg.Metrics,
 		clock: realClock{}, slots: make(chan struct{}, lim.MaxConns), conns: map[net.Conn]struct{}{},
 	}
 	if p.guard == nil {
@@ -129,6 +135,9 @@ func normalizeSecrets(in map[string]http.Header) (map[string]http.Header, error)
 		name, _, err := normalizeName(host)
 		if err != nil {
 			return nil, fmt.Errorf("secrets: %w", err)
+		}
+		if err := checkSecretHeaders(name, h); err != nil {
+			return nil, err
 		}
 		c := http.Header{}
 		for k, vs := range h {

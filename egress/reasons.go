@@ -19,6 +19,7 @@ const (
 	ReasonByteLimit      = "byte_limit"      // Limits.MaxBytesOut or MaxBytesIn is used up
 	ReasonIdleTimeout    = "idle_timeout"    // nothing crossed the connection for Limits.IdleTimeout
 	ReasonClosed         = "closed"          // the proxy is shutting down
+	ReasonSecretHost     = "secret_host"     // a CONNECT to a host the operator attaches secrets to (ask for http://, secrets.go)
 	ReasonDNSRefused     = "dns_refused"     // the DNS responder was asked for a name the policy does not allow, or not for an address
 	ReasonNoSNI          = "no_sni"          // a TLS connection to the transparent listener named no server (or was not TLS)
 )
@@ -28,6 +29,6 @@ var Reasons = []string{
 	ReasonNotAllowed, ReasonDenied, ReasonRawIP, ReasonBadHost, ReasonBadPort,
 	ReasonBadRequest, ReasonBlockedAddress, ReasonResolveFailed,
 	ReasonConnectFailed, ReasonConnectTimeout, ReasonUpstreamFailed,
-	ReasonConnLimit, ReasonByteLimit, ReasonIdleTimeout, ReasonClosed,
+	ReasonConnLimit, ReasonByteLimit, ReasonIdleTimeout, ReasonClosed, ReasonSecretHost,
 	ReasonDNSRefused, ReasonNoSNI,
 }

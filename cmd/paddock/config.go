@@ -63,6 +63,10 @@ type config struct {
 	EgressRateMB, EgressMaxMB            int64
 	EgressMaxConns                       int
 	MaxLive                              int
+	// EgressSecrets and EgressSecretsCA are files: the headers the proxy
+	// attaches to hosts, and the roots that verify those hosts
+	// (egress_secrets.go).
+	EgressSecrets, EgressSecretsCA string
 	// HibernateDir keeps hibernated sessions' images ("" is the state
 	// dir's hibernate/, "off" none); HibernateAfter is the idle time
 	// before a session hibernates (0: only when paused); HibernateBudgetMB
@@ -193,6 +197,8 @@ func (c *config) registerFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.EgressRateMB, "egress-rate-mb", egress.DefaultBytesPerSecond>>20, "MiB/s each way a networked run's proxy carries")
 	fs.Int64Var(&c.EgressMaxMB, "egress-max-mb", egress.DefaultMaxBytes>>20, "MiB each way a networked run's proxy carries over the run")
 	fs.IntVar(&c.EgressMaxConns, "egress-max-conns", egress.DefaultMaxConns, "upstream connections a networked run's proxy holds open at once")
+	fs.StringVar(&c.EgressSecrets, "egress-secrets", env("PADDOCK_EGRESS_SECRETS", ""), "JSON file of headers the egress proxy attaches to allowed hosts, {\"host\": {\"Header\": \"value\"}}; mode 0600 or stricter")
+	fs.StringVar(&c.EgressSecretsCA, "egress-secrets-ca", env("PADDOCK_EGRESS_SECRETS_CA", ""), "PEM file of the roots that verify secret hosts' certificates (empty: the system's)")
 	fs.StringVar(&c.EgressHosts, "egress-hosts", "", "names the egress proxy resolves to fixed addresses, comma-separated name=address (the address guard still applies)")
 	fs.StringVar(&c.HistoryDB, "history-db", env("PADDOCK_HISTORY_DB", ""),
 		"the history of runs, cells, session events, failed authentications and admin actions: a SQLite file (default: history.db in --state-dir), a postgres:// URL, or off")

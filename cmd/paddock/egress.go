@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,15 +19,27 @@ import (
 
 // egressConfig is the core's networked-run configuration from the flags:
 // the allowance (--egress-allow, less --egress-deny) and names the
-// operator pins (--egress-hosts); nil when nothing is allowed.
+// operator pins (--egress-hosts), the secrets the proxy attaches
+// (--egress-secrets); nil when nothing is allowed.
 func egressConfig(cfg *config, reg prometheus.Registerer, logger *slog.Logger) (*core.Egress, error) {
 	allow, deny := strings.Fields(cfg.EgressAllow), strings.Fields(cfg.EgressDeny)
 	if len(allow) == 0 {
+		if cfg.EgressSecrets != "" {
+			return nil, errors.New("--egress-secrets: no host is allowed (--egress-allow is empty), so no secret could be sent")
+		}
 		return nil, nil
 	}
 	pol, err := egress.NewPolicy(allow, deny)
 	if err != nil {
 		return nil, fmt.Errorf("--egress-allow/--egress-deny: %w", err)
+	}
+	secrets, err := loadSecrets(cfg.EgressSecrets, pol)
+	if err != nil {
+		return nil, err
+	}
+	roots, err := loadRoots(cfg.EgressSecretsCA)
+	if err != nil {
+		return nil, err
 	}
 	hosts, err := parseHosts(cfg.EgressHosts)
 	if err != nil {
@@ -41,7 +56,11 @@ func egressConfig(cfg *config, reg prometheus.Registerer, logger *slog.Logger) (
 	logger.Info("runs may ask for a network", "allow", pol.String())
 	lim := egress.Limits{MaxConns: cfg.EgressMaxConns, MaxBytesOut: cfg.EgressMaxMB << 20, MaxBytesIn: cfg.EgressMaxMB << 20,
 		BytesPerSecond: cfg.EgressRateMB << 20}
-	return &core.Egress{Allow: pol, Resolver: res, Limits: lim, Metrics: m, Logger: logger.With("component", "egress")}, nil
+	if len(secrets) > 0 {
+		logger.Info("the egress proxy attaches secrets", "hosts", slices.Sorted(maps.Keys(secrets)))
+	}
+	return &core.Egress{Allow: pol, Resolver: res, Limits: lim, Secrets: secrets, SecretRoots: roots,
+		Metrics: m, Logger: logger.With("component", "egress")}, nil
 }
 
 // parseHosts reads --egress-hosts: name=address pairs, comma-separated.

@@ -131,9 +131,11 @@ func TestE2EEgress(t *testing.T) {
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Fatal("ip (iproute2) is needed to build the test's network namespaces: make test installs it")
 	}
-	e := newE2EWith(t, "--egress-allow=upstream.test:8080 local.test:8080 *.allowed.test:8080", "--egress-max-mb=1",
-		"--egress-hosts=upstream.test="+upstreamAddr+",other.test="+upstreamAddr+",local.test=127.0.0.1,a.allowed.test="+upstreamAddr)
-	startInternet(t)
+	secret := newSecretHost(t)
+	e := newE2EWith(t, append([]string{"--egress-allow=upstream.test:8080 local.test:8080 *.allowed.test:8080 secret.test:8443", "--egress-max-mb=1",
+		"--egress-hosts=upstream.test=" + upstreamAddr + ",other.test=" + upstreamAddr + ",local.test=127.0.0.1,a.allowed.test=" + upstreamAddr +
+			",secret.test=" + upstreamAddr}, secret.flags...)...)
+	secret.serve(t, startInternet(t))
 
 	run := func(t *testing.T, code string, network any) (int, networkAnswer, string) {
 		t.Helper()
@@ -187,13 +189,15 @@ func TestE2EEgress(t *testing.T) {
 		if status := getJSON(t, e.srv.URL+"/v1/templates", &tl); status != http.StatusOK || len(tl.Templates) == 0 {
 			t.Fatalf("GET /v1/templates: HTTP %d, %d templates", status, len(tl.Templates))
 		}
-		want := []string{"*.allowed.test:8080", "local.test:8080", "upstream.test:8080"}
+		want := []string{"*.allowed.test:8080", "local.test:8080", "secret.test:8443", "upstream.test:8080"}
 		for _, tpl := range tl.Templates {
 			if got := slices.Sorted(slices.Values(tpl.Network.Allow)); tpl.Network.Mode != "allowlist" || !slices.Equal(got, want) {
 				t.Errorf("template %s: network %+v, want an allowlist of %v", tpl.Name, tpl.Network, want)
 			}
 		}
 	})
+
+	t.Run("secret header", func(t *testing.T) { testEgressSecrets(t, secret, run) })
 
 	t.Run("byte limit", func(t *testing.T) {
 		code := `import urllib.request
