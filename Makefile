@@ -165,9 +165,8 @@ doctor: build ## check this host
 # Notebook run in gateway mode against Paddock's Jupyter door, the Notebook
 # in headless Chromium (and Jupyter Server with ipykernel is the native
 # stack `make bench` compares against). iproute2 builds the egress tests'
-# stand-in internet in a network namespace; python3-pip-whl is the pip
-# the package-index egress test carries into a sandbox.
-TEST_DEBS := dpkg systemd iproute2 python3-pip-whl python3-jupyter-server python3-ipykernel jupyter-notebook chromium python3-nbclient python3-nbconvert jupyter-nbconvert postgresql
+# stand-in internet in a network namespace.
+TEST_DEBS := dpkg systemd iproute2 python3-jupyter-server python3-ipykernel jupyter-notebook chromium python3-nbclient python3-nbconvert jupyter-nbconvert postgresql
 .PHONY: test-deps
 test-deps: apiserver ## install the Debian packages the tests use (only those missing) and build kube-apiserver and etcd
 	@missing=$$(for p in $(TEST_DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -qx 'install ok installed' || echo $$p; done); \

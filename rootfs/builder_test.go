@@ -119,7 +119,7 @@ func TestEnsureBuildsOnce(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(filepath.Dir(runs), "release"), "")
 	wg.Wait()
-	want := filepath.Join(b.CacheDir, "rootfs/node-566e15d26358dcc0/rootfs")
+	want := filepath.Join(b.CacheDir, "rootfs/node-cf737b8d6bba1599/rootfs")
 	for i := range 5 {
 		if errs[i] != nil || paths[i] != want {
 			t.Errorf("Ensure #%d = %q, %v; want %q", i, paths[i], errs[i], want)
@@ -138,7 +138,7 @@ func TestEnsureBuildsOnce(t *testing.T) {
 	if img, err := b.Ensure(t.Context(), twin); err != nil || img.Path != want || countRuns(t, runs) != 1 {
 		t.Errorf("Ensure(twin) = %q, %v after %d runs, want %q and no build", img.Path, err, countRuns(t, runs), want)
 	}
-	if got, want := cacheEntries(t, b.CacheDir), []string{"node-566e15d26358dcc0", "node-566e15d26358dcc0.lock"}; !slices.Equal(got, want) {
+	if got, want := cacheEntries(t, b.CacheDir), []string{"node-cf737b8d6bba1599", "node-cf737b8d6bba1599.lock"}; !slices.Equal(got, want) {
 		t.Errorf("cache holds %v, want %v", got, want)
 	}
 	fi, err := os.Stat(filepath.Join(want, "workspace"))
@@ -148,11 +148,11 @@ func TestEnsureBuildsOnce(t *testing.T) {
 
 	got := out.String()
 	for _, line := range []string{
-		"[rootfs tiny] building node-566e15d26358dcc0: 1 packages, 1 stubs; the host's apt sources list bookworm\n",
+		"[rootfs tiny] building node-cf737b8d6bba1599: 1 packages, 1 stubs; the host's apt sources list bookworm\n",
 		"[rootfs tiny] sources: deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main; " +
 			"deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-updates main; " +
 			"deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main\n",
-		"[rootfs tiny] I: fake mmdebstrap into " + filepath.Join(b.CacheDir, "rootfs/node-566e15d26358dcc0.tmp-"),
+		"[rootfs tiny] I: fake mmdebstrap into " + filepath.Join(b.CacheDir, "rootfs/node-cf737b8d6bba1599.tmp-"),
 		"[rootfs tiny] still building, ",
 		"[rootfs tiny] I: success\n",
 		"[rootfs tiny] built in ",
@@ -172,7 +172,7 @@ func TestEnsureFailureLeavesNothing(t *testing.T) {
 	if _, err := b.Lookup(tinyTemplate); !errors.Is(err, ErrNotBuilt) {
 		t.Errorf("Lookup after a failed build = %v, want ErrNotBuilt", err)
 	}
-	if got, want := cacheEntries(t, b.CacheDir), []string{"node-c1a941c18a51253d.lock"}; !slices.Equal(got, want) {
+	if got, want := cacheEntries(t, b.CacheDir), []string{"node-a9d95862e7d94a2a.lock"}; !slices.Equal(got, want) {
 		t.Errorf("cache holds %v, want %v", got, want)
 	}
 }
@@ -200,14 +200,14 @@ func TestEnsureCancelled(t *testing.T) {
 	if !strings.Contains(out.String(), "I: cleaning up after TERM") {
 		t.Errorf("mmdebstrap was not asked to clean up:\n%s", out.String())
 	}
-	if got, want := cacheEntries(t, b.CacheDir), []string{"node-c1a941c18a51253d.lock"}; !slices.Equal(got, want) {
+	if got, want := cacheEntries(t, b.CacheDir), []string{"node-a9d95862e7d94a2a.lock"}; !slices.Equal(got, want) {
 		t.Errorf("cache holds %v, want %v", got, want)
 	}
 }
 
 func TestEnsureRemovesStaleBuilds(t *testing.T) {
 	b, _, runs := testBuilder(t, "ok")
-	for _, dir := range []string{"node-c1a941c18a51253d.tmp-999/rootfs/etc", "node-c1a941c18a51253d/rootfs/etc", "other-0123456789abcdef.tmp-1"} {
+	for _, dir := range []string{"node-a9d95862e7d94a2a.tmp-999/rootfs/etc", "node-a9d95862e7d94a2a/rootfs/etc", "other-0123456789abcdef.tmp-1"} {
 		if err := os.MkdirAll(filepath.Join(b.CacheDir, "rootfs", dir), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +218,7 @@ func TestEnsureRemovesStaleBuilds(t *testing.T) {
 	if countRuns(t, runs) != 1 {
 		t.Errorf("mmdebstrap ran %d times, want 1", countRuns(t, runs))
 	}
-	want := []string{"node-c1a941c18a51253d", "node-c1a941c18a51253d.lock", "other-0123456789abcdef.tmp-1"}
+	want := []string{"node-a9d95862e7d94a2a", "node-a9d95862e7d94a2a.lock", "other-0123456789abcdef.tmp-1"}
 	if got := cacheEntries(t, b.CacheDir); !slices.Equal(got, want) {
 		t.Errorf("cache holds %v, want %v", got, want)
 	}
@@ -232,7 +232,7 @@ func TestEnsureWaitsForAnotherProcess(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(b.CacheDir, "rootfs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := filelock.Acquire(t.Context(), filepath.Join(b.CacheDir, "rootfs/node-c1a941c18a51253d.lock"), filelock.Exclusive, nil)
+	lock, err := filelock.Acquire(t.Context(), filepath.Join(b.CacheDir, "rootfs/node-a9d95862e7d94a2a.lock"), filelock.Exclusive, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,15 +241,15 @@ func TestEnsureWaitsForAnotherProcess(t *testing.T) {
 		_, err := b.Ensure(t.Context(), tinyTemplate)
 		done <- err
 	}()
-	for !strings.Contains(out.String(), "waiting for another build of node-c1a941c18a51253d") {
+	for !strings.Contains(out.String(), "waiting for another build of node-a9d95862e7d94a2a") {
 		select {
 		case err := <-done:
 			t.Fatalf("Ensure returned %v while the lock was held", err)
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	image := filepath.Join(b.CacheDir, "rootfs/node-c1a941c18a51253d")
-	writeFile(t, filepath.Join(image, "image.json"), `{"template":"tiny","key":"c1a941c18a51253d"}`)
+	image := filepath.Join(b.CacheDir, "rootfs/node-a9d95862e7d94a2a")
+	writeFile(t, filepath.Join(image, "image.json"), `{"template":"tiny","key":"a9d95862e7d94a2a"}`)
 	if err := os.Mkdir(filepath.Join(image, "rootfs"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -33,7 +35,8 @@ var etcFiles = []struct {
 
 // customize turns a fresh mmdebstrap tree into a sandbox root filesystem:
 // the sandbox user and its home, the agent's mount point, host-neutral
-// /etc files, an empty /tmp, no Python test suites, then harden.
+// /etc files, an empty /tmp, no Python test suites, pip set to install
+// into the sandbox user's site, then harden.
 func customize(tree string) error {
 	root, err := os.OpenRoot(tree)
 	if err != nil {
@@ -48,6 +51,7 @@ func customize(tree string) error {
 		{"creating directories", makeDirs},
 		{"writing /etc files", writeEtcFiles},
 		{"removing Python test suites", removePythonTests},
+		{"letting pip install for the sandbox user", func(r *os.Root) error { return pipUserSite(tree, r) }},
 	}
 	for _, s := range steps {
 		if err := s.do(root); err != nil {
@@ -155,6 +159,41 @@ func writeEtcFiles(root *os.Root) error {
 		}
 		if err := root.Chmod(f.name, 0o644); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// pipConf lets pip install past Debian's externally-managed marker
+// (PEP 668): a sandbox is thrown away or is one user's session, so
+// there is no system to break. Not root, pip then installs into the
+// user site, the sandbox user's home.
+const pipConf = "# Paddock: pip installs into the sandbox user's site (~/.local).\n[global]\nbreak-system-packages = true\n"
+
+// pipUserSite writes etc/pip.conf and makes the sandbox user's site
+// directory of each Python in the tree, so that Python puts it on
+// sys.path at start (it does only for one that exists) and a package
+// pip installs imports in the same run, warm snapshots included. A tree
+// without Python is left alone.
+func pipUserSite(tree string, root *os.Root) error {
+	pythons, err := filepath.Glob(filepath.Join(tree, "usr/lib/python3.*/site.py"))
+	if err != nil || len(pythons) == 0 {
+		return err
+	}
+	if err := root.WriteFile("etc/pip.conf", []byte(pipConf), 0o644); err != nil {
+		return err
+	}
+	if err := root.Chmod("etc/pip.conf", 0o644); err != nil {
+		return err
+	}
+	for _, site := range pythons {
+		version := filepath.Base(filepath.Dir(site))
+		dir := sandboxHome
+		for _, part := range []string{".local", "lib", version, "site-packages"} {
+			dir = path.Join(dir, part)
+			if err := mkdirMode(root, dir, 0o755, sandboxUID, sandboxGID); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package rootfs
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -163,5 +164,41 @@ func TestCustomizeRefusesTakenUID(t *testing.T) {
 	err := customize(tree)
 	if err == nil || !strings.Contains(err.Error(), "id 1000 already belongs to alice") {
 		t.Errorf("customize = %v, want an error naming alice", err)
+	}
+}
+
+// A tree with a Python gets pip's configuration and the sandbox user's
+// site directory, owned by that user; fakeTree has none and gets neither.
+func TestCustomizePipUserSite(t *testing.T) {
+	requireRoot(t)
+	bare := fakeTree(t)
+	if err := customize(bare); err != nil {
+		t.Fatalf("customize: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(bare, "etc/pip.conf")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a tree without Python has etc/pip.conf: %v", err)
+	}
+	tree := fakeTree(t)
+	if err := os.MkdirAll(filepath.Join(tree, "usr/lib/python3.11"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "usr/lib/python3.11/site.py"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := customize(tree); err != nil {
+		t.Fatalf("customize: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(tree, "etc/pip.conf")); err != nil || !strings.Contains(string(b), "break-system-packages = true") {
+		t.Errorf("etc/pip.conf = %q, %v", b, err)
+	}
+	for _, dir := range []string{"workspace/.local", "workspace/.local/lib/python3.11/site-packages"} {
+		fi, err := os.Lstat(filepath.Join(tree, dir))
+		if err != nil {
+			t.Errorf("%s: %v", dir, err)
+			continue
+		}
+		if st := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || fi.Mode().Perm() != 0o755 || st.Uid != 1000 || st.Gid != 1000 {
+			t.Errorf("%s: mode %v owner %d:%d, want a directory 0755 of 1000:1000", dir, fi.Mode(), st.Uid, st.Gid)
+		}
 	}
 }

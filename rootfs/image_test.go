@@ -10,7 +10,7 @@ import (
 	"github.com/paddock-dev/paddock/templates"
 )
 
-// tinyTemplate's key is c1a941c18a51253d (see templates.Template.Key).
+// tinyTemplate's key is a9d95862e7d94a2a (see templates.Template.Key).
 var tinyTemplate = templates.Template{
 	Name:     "tiny",
 	Language: "node",
@@ -30,7 +30,7 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 func TestLookup(t *testing.T) {
-	const complete = `{"template":"tiny","key":"c1a941c18a51253d","versions":{"node":"v18.20.4"},"built_at":"2025-05-20T10:00:00Z","size_bytes":1234}`
+	const complete = `{"template":"tiny","key":"a9d95862e7d94a2a","versions":{"node":"v18.20.4"},"built_at":"2025-05-20T10:00:00Z","size_bytes":1234}`
 	tests := []struct {
 		name  string
 		files map[string]string // relative to CacheDir; "dir/" makes a directory
@@ -40,48 +40,48 @@ func TestLookup(t *testing.T) {
 		{name: "nothing built", err: ErrNotBuilt},
 		{
 			name:  "tree without metadata",
-			files: map[string]string{"rootfs/node-c1a941c18a51253d/rootfs/": ""},
+			files: map[string]string{"rootfs/node-a9d95862e7d94a2a/rootfs/": ""},
 			err:   ErrNotBuilt,
 		},
 		{
 			name: "build in progress",
 			files: map[string]string{
-				"rootfs/node-c1a941c18a51253d.tmp-123/rootfs/":    "",
-				"rootfs/node-c1a941c18a51253d.tmp-123/image.json": complete,
+				"rootfs/node-a9d95862e7d94a2a.tmp-123/rootfs/":    "",
+				"rootfs/node-a9d95862e7d94a2a.tmp-123/image.json": complete,
 			},
 			err: ErrNotBuilt,
 		},
 		{
 			name:  "metadata without tree",
-			files: map[string]string{"rootfs/node-c1a941c18a51253d/image.json": complete},
+			files: map[string]string{"rootfs/node-a9d95862e7d94a2a/image.json": complete},
 			err:   ErrNotBuilt,
 		},
 		{
 			name: "corrupt metadata",
 			files: map[string]string{
-				"rootfs/node-c1a941c18a51253d/rootfs/":    "",
-				"rootfs/node-c1a941c18a51253d/image.json": `{"template":`,
+				"rootfs/node-a9d95862e7d94a2a/rootfs/":    "",
+				"rootfs/node-a9d95862e7d94a2a/image.json": `{"template":`,
 			},
 			err: ErrNotBuilt,
 		},
 		{
 			name: "metadata of another key",
 			files: map[string]string{
-				"rootfs/node-c1a941c18a51253d/rootfs/":    "",
-				"rootfs/node-c1a941c18a51253d/image.json": `{"template":"tiny","key":"0000000000000000"}`,
+				"rootfs/node-a9d95862e7d94a2a/rootfs/":    "",
+				"rootfs/node-a9d95862e7d94a2a/image.json": `{"template":"tiny","key":"0000000000000000"}`,
 			},
 			err: ErrNotBuilt,
 		},
 		{
 			name: "complete",
 			files: map[string]string{
-				"rootfs/node-c1a941c18a51253d/rootfs/":    "",
-				"rootfs/node-c1a941c18a51253d/image.json": complete,
+				"rootfs/node-a9d95862e7d94a2a/rootfs/":    "",
+				"rootfs/node-a9d95862e7d94a2a/image.json": complete,
 			},
 			want: Image{
 				Template:  "tiny",
-				Key:       "c1a941c18a51253d",
-				Path:      "rootfs/node-c1a941c18a51253d/rootfs",
+				Key:       "a9d95862e7d94a2a",
+				Path:      "rootfs/node-a9d95862e7d94a2a/rootfs",
 				Versions:  map[string]string{"node": "v18.20.4"},
 				BuiltAt:   time.Date(2025, 5, 20, 10, 0, 0, 0, time.UTC),
 				SizeBytes: 1234,
@@ -129,9 +129,9 @@ func TestLookupWithoutCacheDir(t *testing.T) {
 // same packages (python-slim beside python) uses the image another built.
 func TestLookupSharesImagesByKey(t *testing.T) {
 	cache := t.TempDir()
-	writeFile(t, filepath.Join(cache, "rootfs/node-c1a941c18a51253d/image.json"),
-		`{"template":"tiny","key":"c1a941c18a51253d","versions":{"node":"v18.20.4"}}`)
-	if err := os.MkdirAll(filepath.Join(cache, "rootfs/node-c1a941c18a51253d/rootfs"), 0o755); err != nil {
+	writeFile(t, filepath.Join(cache, "rootfs/node-a9d95862e7d94a2a/image.json"),
+		`{"template":"tiny","key":"a9d95862e7d94a2a","versions":{"node":"v18.20.4"}}`)
+	if err := os.MkdirAll(filepath.Join(cache, "rootfs/node-a9d95862e7d94a2a/rootfs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	twin := tinyTemplate
@@ -141,7 +141,7 @@ func TestLookupSharesImagesByKey(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Lookup(%s) = %v, want tiny's image", twin.Name, err)
 	}
-	if want := filepath.Join(cache, "rootfs/node-c1a941c18a51253d/rootfs"); got.Path != want || got.Template != "tiny" {
+	if want := filepath.Join(cache, "rootfs/node-a9d95862e7d94a2a/rootfs"); got.Path != want || got.Template != "tiny" {
 		t.Errorf("Lookup(%s) = %s built for %q, want %s built for %q", twin.Name, got.Path, got.Template, want, "tiny")
 	}
 }

@@ -12,7 +12,7 @@ import (
 // root filesystem. Bump it whenever rootfs changes what it builds (mmdebstrap
 // options, users, directories, permissions) so that Key changes and every
 // cached image is rebuilt.
-const RecipeVersion = 1
+const RecipeVersion = 2
 
 // Key is a short, stable hex digest of everything that decides the
 // template's root filesystem: RecipeVersion, the suite, and the sorted

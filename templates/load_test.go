@@ -32,15 +32,15 @@ func TestGet(t *testing.T) {
 	}{
 		{name: "python", language: "python", packages: []string{
 			"libopenblas0-serial", "python3", "python3-bs4", "python3-ipython", "python3-matplotlib", "python3-numpy",
-			"python3-openpyxl", "python3-pandas", "python3-pil", "python3-requests", "python3-scipy",
+			"python3-openpyxl", "python3-pandas", "python3-pil", "python3-pip", "python3-requests", "python3-scipy",
 			"python3-seaborn", "python3-sympy", "python3-tabulate", "python3-yaml",
 		}, stubs: []string{"python3-pythran", "unicode-data"}},
 		{name: "python-slim", language: "python", packages: []string{
 			"libopenblas0-serial", "python3", "python3-bs4", "python3-ipython", "python3-matplotlib", "python3-numpy",
-			"python3-openpyxl", "python3-pandas", "python3-pil", "python3-requests", "python3-scipy",
+			"python3-openpyxl", "python3-pandas", "python3-pil", "python3-pip", "python3-requests", "python3-scipy",
 			"python3-seaborn", "python3-sympy", "python3-tabulate", "python3-yaml",
 		}, stubs: []string{"python3-pythran", "unicode-data"}},
-		{name: "node", language: "node", packages: []string{"ca-certificates", "nodejs"}},
+		{name: "node", language: "node", packages: []string{"ca-certificates", "nodejs", "npm"}},
 		{name: "ruby", err: ErrUnknown},
 	}
 	for _, tt := range tests {

@@ -12,12 +12,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"maps"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -27,11 +24,8 @@ import (
 // The package indexes' stand-ins: a PyPI "simple" index at pypi.test and
 // an npm registry at npm.test, both plain HTTP on port 80 of the stand-in
 // internet (egress_e2e_test.go), each serving one tiny package the test
-// builds. Neither template ships its installer yet, so each stand-in also
-// serves one, taken from the host: Debian's pip wheel (bookworm's pip, the
-// version python3-pip would put in the template) and the host's npm. The
-// run fetches it through the proxy and runs it; only the index (via the
-// environment, as a user would set it) is named, never the proxy.
+// builds. The runs use the templates' own pip and npm; only the index
+// (in the environment, as a user would name one) is set, never the proxy.
 
 // tinyWheel is a pure-Python wheel of tinypkg 1.0: one module and the
 // dist-info files pip reads (METADATA, WHEEL, RECORD).
@@ -101,61 +95,6 @@ func tinyTgz(t *testing.T) []byte {
 	return tarGz(t, []string{"package/package.json", "package/index.js"}, files, nil)
 }
 
-// hostPip is Debian's pip wheel (python3-pip-whl), which runs from the
-// zip itself: python3 pip.whl/pip.
-func hostPip(t *testing.T) []byte {
-	t.Helper()
-	m, _ := filepath.Glob("/usr/share/python-wheels/pip-*-py3-none-any.whl")
-	if len(m) == 0 {
-		t.Fatal("Debian's pip wheel is needed (/usr/share/python-wheels/pip-*.whl): apt-get install python3-pip-whl (make test installs it)")
-	}
-	b, err := os.ReadFile(m[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// hostNpm is the host's npm package (the directory holding bin/npm-cli.js
-// and its bundled node_modules) as a tarball whose top is npm/.
-func hostNpm(t *testing.T) []byte {
-	t.Helper()
-	bin, err := exec.LookPath("npm")
-	if err == nil {
-		bin, err = filepath.EvalSymlinks(bin)
-	}
-	if err != nil {
-		t.Fatalf("npm is needed on the host, to serve to the sandbox: %v", err)
-	}
-	root := filepath.Dir(filepath.Dir(bin))
-	if _, err := os.Stat(filepath.Join(root, "node_modules")); err != nil {
-		t.Fatalf("the host's npm at %s does not bundle its dependencies (node_modules), so it cannot be carried into a sandbox", root)
-	}
-	files, modes := map[string][]byte{}, map[string]int64{}
-	var names []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		n := "npm/" + filepath.ToSlash(rel)
-		names, files[n], modes[n] = append(names, n), b, int64(info.Mode().Perm())
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tarGz(t, names, files, modes)
-}
-
 // indexes serves both stand-ins on port 80 of the stand-in internet, and
 // counts each host and path asked for.
 type indexes struct {
@@ -178,13 +117,12 @@ func (x *indexes) hits(hostPath string) int {
 func (x *indexes) all() map[string]int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return maps.Clone(x.all())
+	return maps.Clone(x.seen)
 }
 
 func startIndexes(t *testing.T, ns string) *indexes {
 	t.Helper()
 	wheel, tgz := tinyWheel(t), tinyTgz(t)
-	pip, npm := hostPip(t), hostNpm(t)
 	wheelSum, tgzSHA1, tgzSHA512 := sha256.Sum256(wheel), sha1.Sum(tgz), sha512.Sum512(tgz)
 	const wheelName = "tinypkg-1.0-py3-none-any.whl"
 	packument, _ := json.Marshal(map[string]any{
@@ -206,12 +144,10 @@ func startIndexes(t *testing.T, ns string) *indexes {
 			wheelName, wheelSum, wheelName))
 	})
 	mux.HandleFunc("pypi.test/files/"+wheelName, func(w http.ResponseWriter, r *http.Request) { serve(w, "application/octet-stream", wheel) })
-	mux.HandleFunc("pypi.test/files/pip.whl", func(w http.ResponseWriter, r *http.Request) { serve(w, "application/octet-stream", pip) })
 	mux.HandleFunc("npm.test/tinypkg", func(w http.ResponseWriter, r *http.Request) { serve(w, "application/json", packument) })
 	mux.HandleFunc("npm.test/tinypkg/-/tinypkg-1.0.0.tgz", func(w http.ResponseWriter, r *http.Request) {
 		serve(w, "application/octet-stream", tgz)
 	})
-	mux.HandleFunc("npm.test/-/npm.tgz", func(w http.ResponseWriter, r *http.Request) { serve(w, "application/octet-stream", npm) })
 	ln := listenIn(t, ns, upstreamAddr+":80")
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x.count(r)
@@ -222,39 +158,27 @@ func startIndexes(t *testing.T, ns string) *indexes {
 	return x
 }
 
-// pipInstall fetches pip through the proxy and installs tinypkg with it
-// into a target directory (the template's Python is Debian's, marked
-// externally managed: pip refuses to install into it or its user site),
-// then imports it.
-const pipInstall = `import subprocess, sys, urllib.request
-urllib.request.urlretrieve("http://pypi.test/files/pip.whl", "/tmp/pip.whl")
-r = subprocess.run([sys.executable, "/tmp/pip.whl/pip", "install", "-vv", "--no-cache-dir", "--disable-pip-version-check",
-                    "--retries", "0", "--target", "/tmp/site", "tinypkg"], capture_output=True, text=True)
+// pipInstall installs tinypkg with the template's pip, as a user would,
+// and imports it in the same run: pip installs into the sandbox user's
+// site (the template's pip.conf lets it past Debian's externally-managed
+// marker), which Python put on sys.path at start.
+const pipInstall = `import subprocess, sys
+r = subprocess.run(["pip", "install", "-vv", "--no-cache-dir", "--disable-pip-version-check", "--retries", "0", "tinypkg"],
+                   capture_output=True, text=True)
 print("pip exit", r.returncode)
 sys.stderr.write(r.stdout + r.stderr)
 if r.returncode == 0:
-    sys.path.insert(0, "/tmp/site")
     import tinypkg
     print(tinypkg.VALUE)
 `
 
-// npmInstall fetches npm through the proxy (Node's own HTTP client does
-// not read the proxy variables: this bootstrap talks to the proxy itself),
-// installs tinypkg with it, and requires it.
-const npmInstall = `const http = require('http'), fs = require('fs'), cp = require('child_process');
-const proxy = new URL(process.env.HTTP_PROXY);
-http.get({ host: proxy.hostname, port: proxy.port, path: 'http://npm.test/-/npm.tgz', headers: { Host: 'npm.test' } }, (res) => {
-  const f = fs.createWriteStream('/tmp/npm.tgz');
-  res.pipe(f);
-  f.on('finish', () => {
-    cp.execFileSync('tar', ['xzf', '/tmp/npm.tgz', '-C', '/tmp']);
-    const r = cp.spawnSync(process.execPath, ['/tmp/npm/bin/npm-cli.js', 'install', '--prefix', '/tmp/app', '--no-audit', '--no-fund',
-      '--no-update-notifier', 'tinypkg'], { encoding: 'utf8' });
-    console.log('npm exit', r.status);
-    process.stderr.write(r.stdout + r.stderr);
-    if (r.status === 0) console.log(require('/tmp/app/node_modules/tinypkg').value);
-  });
-});
+// npmInstall installs tinypkg with the template's npm into the working
+// directory and requires it by name.
+const npmInstall = `const cp = require('child_process');
+const r = cp.spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-update-notifier', 'tinypkg'], { encoding: 'utf8' });
+console.log('npm exit', r.status);
+process.stderr.write(r.stdout + r.stderr);
+if (r.status === 0) console.log(require('tinypkg').value);
 `
 
 // TestE2EEgressInstall: pip and npm in networked runs install from the
@@ -292,13 +216,13 @@ func TestE2EEgressInstall(t *testing.T) {
 		if x.hits("pypi.test/simple/tinypkg/") == 0 || x.hits("pypi.test/files/tinypkg-1.0-py3-none-any.whl") != 1 {
 			t.Errorf("the index saw %v, want the project page and one download of the wheel", x.all())
 		}
-		if a.Network.Connections < 3 || len(a.Network.Refused) != 0 {
+		if a.Network.Connections < 2 || len(a.Network.Refused) != 0 {
 			t.Errorf("network report %+v, want pip's connections and no refusal", a.Network)
 		}
 	})
 
 	t.Run("npm", func(t *testing.T) {
-		a := run(t, "node", npmInstall, map[string]string{"npm_config_registry": "http://npm.test/", "npm_config_cache": "/tmp/npm-cache"},
+		a := run(t, "node", npmInstall, map[string]string{"npm_config_registry": "http://npm.test/"},
 			"npm.test:80")
 		if a.Stdout != "npm exit 0\ntinypkg 1.0.0 from npm.test\n" {
 			t.Fatalf("stdout %q, want npm to install tinypkg and the run to require it; stderr:\n%s", a.Stdout, a.Stderr)
@@ -306,7 +230,7 @@ func TestE2EEgressInstall(t *testing.T) {
 		if x.hits("npm.test/tinypkg") == 0 || x.hits("npm.test/tinypkg/-/tinypkg-1.0.0.tgz") != 1 {
 			t.Errorf("the registry saw %v, want the package document and one download of the tarball", x.all())
 		}
-		if a.Network.Connections < 3 || len(a.Network.Refused) != 0 {
+		if a.Network.Connections < 2 || len(a.Network.Refused) != 0 {
 			t.Errorf("network report %+v, want npm's connections and no refusal", a.Network)
 		}
 	})
