@@ -44,10 +44,11 @@ func (s *Service) Execute(ctx context.Context, c Caller, id string, in ExecuteIn
 	if err != nil {
 		return x, err
 	}
+	network := s.cellNetwork(c, id)
 	begin := time.Now()
 	var sizes cellSizes
 	x, err = s.kernels.Execute(ctx, c.Tenant, id, opts, sizes.wrap(events))
-	s.recordCell(c, id, in.Code, x, &sizes, time.Since(begin), err)
+	s.recordCell(c, id, in.Code, network, x, &sizes, time.Since(begin), err)
 	if x.Status != "" {
 		s.history.add(id, Cell{Count: x.ExecutionCount, Code: in.Code, Status: x.Status, At: s.cfg.Now()}, s.kernels)
 	}

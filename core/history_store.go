@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paddock-dev/paddock/egress"
 	"github.com/paddock-dev/paddock/kernels"
 	"github.com/paddock-dev/paddock/runner"
 	"github.com/paddock-dev/paddock/store"
@@ -109,8 +110,9 @@ func errorCode(err error) string {
 }
 
 // recordRun records a one-shot run as it ended: its outcome, or the
-// core's error code when it could not run.
-func (s *Service) recordRun(c Caller, code string, res RunResult, err error) {
+// core's error code when it could not run, and the egress policy it was
+// given (nil: no network).
+func (s *Service) recordRun(c Caller, code string, pol *egress.Policy, res RunResult, err error) {
 	if s.cfg.Store == nil {
 		return
 	}
@@ -120,6 +122,9 @@ func (s *Service) recordRun(c Caller, code string, res RunResult, err error) {
 		QueueMS: o.Timing.Queue.Milliseconds(), AcquireMS: o.Timing.Acquire.Milliseconds(),
 		StartMS: o.Timing.Start.Milliseconds(), ExecMS: o.Timing.Exec.Milliseconds(), TotalMS: o.Timing.Total.Milliseconds(),
 		Error: errorCode(err), Code: code}
+	if pol != nil {
+		r.Network = pol.String()
+	}
 	if err == nil {
 		r.Reason, r.ExitCode = string(o.Result.Reason), o.Result.ExitCode
 		r.StdoutBytes, r.StderrBytes = int64(len(o.Result.Stdout)), int64(len(o.Result.Stderr))
@@ -145,11 +150,55 @@ func (z *cellSizes) wrap(events func(runner.Event)) func(runner.Event) {
 	}
 }
 
-// recordCell records a session cell as it ended, and the session event
+// cellNetwork is the egress policy the caller's session id has as a cell
+// is called, in the String form the history keeps: the session's policy
+// narrowed by this server's allowance, as its proxy enforces it; "" for
+// a session without a network (or none of the caller's). A later
+// SetSessionNetwork changes it for later cells.
+func (s *Service) cellNetwork(c Caller, id string) string {
+	if s.cfg.Store == nil {
+		return ""
+	}
+	info, err := s.kernels.Get(c.Tenant, id)
+	if err != nil || info.Network == "" {
+		return ""
+	}
+	pol, err := s.sessionPolicy(info.Network)
+	if err != nil {
+		return "" // its proxy could not be served either
+	}
+	return pol.String()
+}
+
+// RecordedNetwork reads a history row's Network (store.Run), the String
+// form of the policy the run or cell had; ok is false for one without a
+// network.
+func RecordedNetwork(rec string) (pol NetworkPolicy, ok bool) {
+	if rec == "" {
+		return NetworkPolicy{}, false
+	}
+	allowPart, denyPart, _ := strings.Cut(rec, ";")
+	allow := strings.Fields(allowPart)
+	if len(allow) > 0 && (allow[0] == "allow" || allow[0] == egress.ModeNone) {
+		allow = allow[1:]
+	}
+	deny := strings.Fields(denyPart)
+	if len(deny) > 0 && deny[0] == "deny" {
+		deny = deny[1:]
+	}
+	pol, err := egress.NewPolicy(allow, deny)
+	if err != nil { // not written by this core: show it allowing nothing
+		return NetworkPolicy{}, true
+	}
+	return pol, true
+}
+
+// recordCell records a session cell as it ended, with network the
+// session's policy as it was called (cellNetwork), and the session event
 // a lost kernel is. A call that found no session of the caller's (no
 // template in x) reached no kernel: like a run refused by its checks, it
 // is not a cell.
-func (s *Service) recordCell(c Caller, id, code string, x kernels.Execution, z *cellSizes, took time.Duration, err error) {
+func (s *Service) recordCell(c Caller, id, code, network string, x kernels.Execution, z *cellSizes, took time.Duration, err error) {
 	if s.cfg.Store == nil || x.Template == "" {
 		return
 	}
@@ -157,7 +206,7 @@ func (s *Service) recordCell(c Caller, id, code string, x kernels.Execution, z *
 		Template: x.Template, Runtime: s.runtimeOf[x.Template], StartKind: "kernel",
 		QueueMS: x.Queue.Milliseconds(), ExecMS: x.Exec.Milliseconds(), TotalMS: took.Milliseconds(),
 		Reason: string(x.Reason), Error: errorCode(err), Code: code,
-		StdoutBytes: z.stdout, StderrBytes: z.stderr}
+		StdoutBytes: z.stdout, StderrBytes: z.stderr, Network: network}
 	if x.Status == "error" && r.Reason == "" {
 		r.Reason = "error"
 	}

@@ -126,7 +126,7 @@ func (s *Service) RunPlanned(ctx context.Context, p RunPlan, out runner.OutputFu
 	defer func() {
 		s.metrics.done(c.Door, "run", err)
 		if p.ok {
-			s.recordRun(c, plan.req.Code, res, err)
+			s.recordRun(c, plan.req.Code, plan.network, res, err)
 		}
 	}()
 	if !p.ok {

@@ -56,7 +56,7 @@ type RunPage struct {
 
 const runColumns = `id, kind, at_ms, tenant, door, template, runtime, start_kind,
 	queue_ms, acquire_ms, start_ms, exec_ms, total_ms, reason, error_code, exit_code,
-	stdout_bytes, stderr_bytes, code_sha256, code, session_id`
+	stdout_bytes, stderr_bytes, code_sha256, code, session_id, network`
 
 // Runs is a page of the runs and cells f selects, newest first. A
 // cursor Runs did not hand out is ErrBadCursor, a limit out of range
@@ -113,7 +113,7 @@ func scanRun(rows *sql.Rows) (Run, error) {
 	var at int64
 	err := rows.Scan(&r.ID, &kind, &at, &r.Tenant, &r.Door, &r.Template, &r.Runtime, &r.StartKind,
 		&r.QueueMS, &r.AcquireMS, &r.StartMS, &r.ExecMS, &r.TotalMS, &r.Reason, &r.Error, &r.ExitCode,
-		&r.StdoutBytes, &r.StderrBytes, &r.CodeSHA256, &r.Code, &r.SessionID)
+		&r.StdoutBytes, &r.StderrBytes, &r.CodeSHA256, &r.Code, &r.SessionID, &r.Network)
 	if err != nil {
 		return r, fmt.Errorf("reading a run: %w", err)
 	}

@@ -30,7 +30,8 @@ func TestRecordRunRoundTrip(t *testing.T) {
 				s.RecordRun(store.Run{Kind: store.KindRun, At: t0.Add(1500 * time.Millisecond), Tenant: "acme", Door: "rest",
 					Template: "python", Runtime: "gvisor", StartKind: "pool",
 					QueueMS: 1, AcquireMS: 2, StartMS: 3, ExecMS: 40, TotalMS: 46,
-					Reason: "error", ExitCode: 3, StdoutBytes: 10, StderrBytes: 20, Code: "print(1)"})
+					Reason: "error", ExitCode: 3, StdoutBytes: 10, StderrBytes: 20, Code: "print(1)",
+					Network: "allow pypi.org:443 *.pythonhosted.org:443"})
 				flush(t, s)
 				runs := allRuns(t, s)
 				if len(runs) != 1 {
@@ -44,7 +45,8 @@ func TestRecordRunRoundTrip(t *testing.T) {
 				want := store.Run{Kind: store.KindRun, At: time.Date(2026, 3, 1, 12, 0, 1, 500e6, time.UTC), Tenant: "acme", Door: "rest",
 					Template: "python", Runtime: "gvisor", StartKind: "pool",
 					QueueMS: 1, AcquireMS: 2, StartMS: 3, ExecMS: 40, TotalMS: 46,
-					Reason: "error", ExitCode: 3, StdoutBytes: 10, StderrBytes: 20, CodeSHA256: printHash, Code: tc.wantCode}
+					Reason: "error", ExitCode: 3, StdoutBytes: 10, StderrBytes: 20, CodeSHA256: printHash, Code: tc.wantCode,
+					Network: "allow pypi.org:443 *.pythonhosted.org:443"}
 				if got != want {
 					t.Errorf("run =\n%+v, want\n%+v", got, want)
 				}

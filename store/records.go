@@ -48,6 +48,11 @@ type Run struct {
 	Code string
 	// SessionID is the session a cell ran in; empty for a run.
 	SessionID string
+	// Network is the egress policy the run or cell had, in its String
+	// form ("allow pypi.org:443 *.pythonhosted.org:443; deny …", or
+	// "none" for a networked session narrowed to nothing); empty without
+	// a network.
+	Network string
 }
 
 // Session lifecycle events.

@@ -126,8 +126,8 @@ const (
 var insertSQL = map[string]string{
 	tableRuns: `INSERT INTO runs (kind, at_ms, tenant, door, template, runtime, start_kind,
 		queue_ms, acquire_ms, start_ms, exec_ms, total_ms, reason, error_code, exit_code,
-		stdout_bytes, stderr_bytes, code_sha256, code, session_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+		stdout_bytes, stderr_bytes, code_sha256, code, session_id, network)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
 	tableSessionEvents: `INSERT INTO session_events (at_ms, tenant, door, session_id, template, event, detail)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 	tableAuthFailures: `INSERT INTO auth_failures (at_ms, door, client, reason) VALUES ($1, $2, $3, $4)`,
@@ -141,7 +141,7 @@ func insertArgs(rec any) (string, []any) {
 	case Run:
 		return tableRuns, []any{string(r.Kind), r.At.UnixMilli(), r.Tenant, r.Door, r.Template, r.Runtime, r.StartKind,
 			r.QueueMS, r.AcquireMS, r.StartMS, r.ExecMS, r.TotalMS, r.Reason, r.Error, r.ExitCode,
-			r.StdoutBytes, r.StderrBytes, r.CodeSHA256, r.Code, r.SessionID}
+			r.StdoutBytes, r.StderrBytes, r.CodeSHA256, r.Code, r.SessionID, r.Network}
 	case SessionEvent:
 		return tableSessionEvents, []any{r.At.UnixMilli(), r.Tenant, r.Door, r.SessionID, r.Template, r.Event, r.Detail}
 	case AuthFailure:

@@ -225,13 +225,17 @@ func runObject(r store.Run) object {
 	if r.Kind == store.KindCell {
 		kind = "CELL"
 	}
+	var network any
+	if pol, ok := core.RecordedNetwork(r.Network); ok {
+		network = policyObject(pol)
+	}
 	return fields("Run", map[string]any{
 		"id": strconv.FormatInt(r.ID, 10), "kind": kind, "at": stamp(r.At), "tenant": r.Tenant, "door": r.Door,
 		"template": r.Template, "runtime": r.Runtime, "startKind": r.StartKind,
 		"queueMS": r.QueueMS, "acquireMS": r.AcquireMS, "startMS": r.StartMS, "execMS": r.ExecMS, "totalMS": r.TotalMS,
 		"reason": nullableStr(r.Reason), "error": nullableStr(r.Error), "exitCode": r.ExitCode,
 		"stdoutBytes": r.StdoutBytes, "stderrBytes": r.StderrBytes, "codeSHA256": r.CodeSHA256,
-		"code": nullableStr(r.Code), "sessionId": nullableStr(r.SessionID),
+		"code": nullableStr(r.Code), "sessionId": nullableStr(r.SessionID), "network": network,
 	})
 }
 

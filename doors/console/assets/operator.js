@@ -11,7 +11,7 @@ const poolsQuery = `query ConsolePools {
   pools { template target floor ceiling ready inUse starting waiting hits misses hitRate restores coldStarts restoreFailures snapshot image healthy }
 }`;
 const historyQuery = `query ConsoleHistory($first: Int, $all: Boolean) {
-  runs(first: $first, filter: {allTenants: $all}) { items { id kind at tenant door template runtime startKind queueMS acquireMS startMS execMS totalMS reason error exitCode } }
+  runs(first: $first, filter: {allTenants: $all}) { items { id kind at tenant door template runtime startKind queueMS acquireMS startMS execMS totalMS reason error exitCode network { mode allow } } }
   aggregates(filter: {allTenants: $all}) { startKind template count totalP50 totalP99 acquireP50 acquireP99 startP50 startP99 }
 }`;
 const viewerQuery = 'query ConsoleViewer { viewer { tenant scopes historyEnabled } }';
@@ -107,11 +107,26 @@ async function history() {
 }
 
 function runs(items) {
-  const cols = ['at', 'kind', 'door', 'tenant', 'template', 'startKind', 'queueMS', 'acquireMS', 'startMS', 'execMS', 'totalMS', 'reason', 'exitCode'];
+  const cols = ['at', 'kind', 'door', 'tenant', 'template', 'startKind', 'queueMS', 'acquireMS', 'startMS', 'execMS', 'totalMS', 'reason', 'exitCode', 'network'];
+  const cell = (r, c) => {
+    switch (c) {
+      case 'reason': return r.reason ?? `error ${r.error}`;
+      case 'at': return new Date(r.at).toLocaleTimeString();
+      case 'network': return networkText(r.network);
+      default: return String(r[c]);
+    }
+  };
   $('op-runs').replaceChildren(
     el('tr', {}, cols.map((c) => el('th', {}, c))),
-    ...items.map((r) => el('tr', { 'data-id': r.id, class: kindClass(r.startKind) }, cols.map((c) => el('td', { 'data-col': c },
-      c === 'reason' ? (r.reason ?? `error ${r.error}`) : c === 'at' ? new Date(r.at).toLocaleTimeString() : String(r[c]))))),
+    ...items.map((r) => el('tr', { 'data-id': r.id, class: kindClass(r.startKind) }, cols.map((c) => el('td', { 'data-col': c }, cell(r, c))))),
   );
   $('op-scatter').replaceChildren(items.length ? scatter(items) : el('p', { class: 'muted' }, 'No runs yet.'));
+}
+
+// networkText is a run's egress policy as the table shows it: the hosts
+// it allowed, "none" for a networked one that allowed nothing, and a
+// dash for one without a network.
+function networkText(n) {
+  if (!n) return '—';
+  return n.mode === 'none' ? 'none' : n.allow.join(' ');
 }
