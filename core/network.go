@@ -124,7 +124,7 @@ func (s *Service) serveEgress(sb runner.Sandbox, pol egress.Policy, report **Net
 	cfg := s.cfg.Egress
 	p, err := egress.New(egress.Config{Sandbox: sb.ID(), Policy: pol, Resolver: cfg.Resolver, Limits: cfg.Limits, Secrets: cfg.Secrets,
 		SecretRoots: cfg.SecretRoots,
-		Metrics: cfg.Metrics, Logger: cfg.Logger})
+		Metrics:     cfg.Metrics, Logger: cfg.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("starting the egress proxy of %s: %w", sb.ID(), err)
 	}
