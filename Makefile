@@ -226,7 +226,7 @@ test-unit: ## run the tests that need no gVisor
 # `go run ./benchmarks -h`.
 BENCH_FLAGS ?=
 .PHONY: bench
-bench: install clients test-deps ## cold vs restore vs warm vs native, steady-state load at 1-16 clients against raw runsc, memory, Jupyter cell round trips (Paddock vs native Jupyter Server), egress downloads through the proxy vs the host (BENCH_FLAGS=--egress-only: that phase alone, about 2 min; 2026-12-07: 0.29 of the host's 64 MiB throughput, 0.36 with no proxy): a table of ratios, JSON, CSV and PNG in benchmarks/out/ (about 48 min in all)
+bench: install clients test-deps ## cold vs restore vs warm vs native, steady-state load at 1-16 clients against raw runsc, memory, Jupyter cell round trips (Paddock vs native Jupyter Server), egress downloads through the proxy vs the host (BENCH_FLAGS=--egress-only: that phase alone, about 2 min; 2026-12-07: 0.29 of the host's 64 MiB throughput, 0.36 with no proxy), a gateway over three local nodes vs one node (BENCH_FLAGS=--gateway-only, about 2 min; 2026-12-07: 0.28 ms added at the p50): a table of ratios, JSON, CSV and PNG in benchmarks/out/ (about 48 min in all)
 	go run ./benchmarks --paddock=$(BIN)/paddock --runsc=$(RUNSC) --agent=$(BIN)/paddock-agent --cache-dir=$(PADDOCK_CACHE) \
 		--json=benchmarks/out/bench.json --csv=benchmarks/out/bench.csv --png=benchmarks/out/bench.png $(BENCH_FLAGS)
 

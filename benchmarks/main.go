@@ -19,6 +19,7 @@ import (
 	"github.com/paddock-dev/paddock/benchmarks/internal/chart"
 	"github.com/paddock-dev/paddock/benchmarks/internal/doors"
 	"github.com/paddock-dev/paddock/benchmarks/internal/egressbench"
+	"github.com/paddock-dev/paddock/benchmarks/internal/gatewaybench"
 	"github.com/paddock-dev/paddock/benchmarks/internal/hibernate"
 	"github.com/paddock-dev/paddock/benchmarks/internal/host"
 	"github.com/paddock-dev/paddock/benchmarks/internal/langs"
@@ -101,6 +102,12 @@ func main() {
 	egressBig := flag.Int64("egress-big-mib", 64, "MiB of the egress phase's large download")
 	egressSmall := flag.Int64("egress-small-kib", 1024, "KiB of the egress phase's small download")
 	flag.BoolVar(&o.EgressOnly, "egress-only", false, "run only the egress phase")
+	flag.IntVar(&o.GatewayN, "gateway", 500, "GET /v1/templates round trips through a gateway over three local nodes and as many straight to one of them (signed), in turns, for the gateway's added latency; then one-shots at each --gateway-clients through the gateway against that node alone (0: skip the phase)")
+	gatewayClients := flag.String("gateway-clients", "4,8", "client counts of the gateway phase's one-shots")
+	flag.DurationVar(&o.GatewayDuration, "gateway-duration", 10*time.Second, "each one-shot window of the gateway phase (0: no one-shots)")
+	flag.IntVar(&o.GatewayTurns, "gateway-turns", 2, "one-shot windows per client count through the gateway, and as many on one node, in turns")
+	flag.IntVar(&o.GatewayPool, "gateway-pool", 2, "python pool of each node in the gateway phase (floor and ceiling)")
+	flag.BoolVar(&o.GatewayOnly, "gateway-only", false, "run only the gateway phase")
 	flag.StringVar(&o.JSONOut, "json", "benchmarks/out/bench.json", "write the report with every raw sample here as JSON (empty: don't)")
 	flag.StringVar(&o.CSVOut, "csv", "benchmarks/out/bench.csv", "write every raw sample here as CSV (empty: don't)")
 	flag.StringVar(&o.PNGOut, "png", "benchmarks/out/bench.png", "draw the p50s here as a PNG chart (empty: don't)")
@@ -123,6 +130,10 @@ func main() {
 		os.Exit(2)
 	}
 	o.TailServe = strings.Fields(*tailServe)
+	if o.GatewayClients, err = parseClients(*gatewayClients); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: --gateway-clients:", err)
+		os.Exit(2)
+	}
 	o.CPULangs = splitList(*cpuLangs)
 	o.Flags = map[string]any{}
 	flag.VisitAll(func(f *flag.Flag) { o.Flags[f.Name] = f.Value.String() })
@@ -212,7 +223,7 @@ func run(ctx context.Context, o bench.Options) error {
 	// Each --X-only flag names the phases it keeps by their titles'
 	// beginnings; with any of them set, only those phases run.
 	var only []string
-	for on, prefix := range map[*bool]string{&o.JupyterOnly: "Jupyter", &o.SteadyOnly: "steady", &o.SlimOnly: "python-slim", &o.CPUOnly: "CPU", &o.SessionStartOnly: sessions.StartTitle, &o.MemoryOnly: "memory", &o.HistoryOnly: historyTitle, &o.HibernateOnly: hibernate.Title, &o.EgressOnly: egressbench.Title} {
+	for on, prefix := range map[*bool]string{&o.JupyterOnly: "Jupyter", &o.SteadyOnly: "steady", &o.SlimOnly: "python-slim", &o.CPUOnly: "CPU", &o.SessionStartOnly: sessions.StartTitle, &o.MemoryOnly: "memory", &o.HistoryOnly: historyTitle, &o.HibernateOnly: hibernate.Title, &o.EgressOnly: egressbench.Title, &o.GatewayOnly: gatewaybench.Title} {
 		if *on {
 			only = append(only, prefix)
 		}
@@ -288,6 +299,9 @@ func run(ctx context.Context, o bench.Options) error {
 	}
 	if o.EgressRounds > 0 || o.EgressStarts > 0 {
 		phase(egressbench.Title, func() error { return egressbench.Phase(ctx, o, &rep) })
+	}
+	if o.GatewayN > 0 {
+		phase(gatewaybench.Title, func() error { return gatewaybench.Phase(ctx, o, &rep) })
 	}
 	if o.JupyterN > 0 {
 		phase("Jupyter cell round trips: Paddock's Jupyter door, then native Jupyter Server + ipykernel, stock and with TCP_NODELAY", func() error { return doors.JupyterPhase(ctx, o, &rep) })

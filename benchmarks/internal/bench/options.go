@@ -93,5 +93,14 @@ type Options struct {
 	EgressSmall  int64 // bytes of the small download
 	EgressOnly   bool  // run only this phase
 
+	// Scale-out (internal/gatewaybench): one gateway over local nodes
+	// against one node alone, in turns.
+	GatewayN        int           // cheap requests per path for the added latency (0: skip the phase)
+	GatewayClients  []int         // client counts of the one-shot part
+	GatewayDuration time.Duration // each one-shot window (0: no one-shot part)
+	GatewayTurns    int           // windows per client count and path
+	GatewayPool     int           // python pool per node, floor and ceiling
+	GatewayOnly     bool          // run only this phase
+
 	Flags map[string]any // every flag's value, for the JSON
 }

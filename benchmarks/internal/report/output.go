@@ -97,6 +97,7 @@ type jsonReport struct {
 	Capacity    []Capacity    `json:"session_capacity,omitempty"`
 	SessionTail []SessionTail `json:"session_tail,omitempty"`
 	Egress      *Egress       `json:"egress,omitempty"`
+	Gateway     *Gateway      `json:"gateway,omitempty"`
 }
 
 // WriteJSON writes the whole report with every raw sample.
@@ -104,7 +105,7 @@ func WriteJSON(w io.Writer, rep Report, started time.Time, opts map[string]any) 
 	out := jsonReport{Started: started.UTC(), Options: opts, MemoryNote: rep.MemoryNote,
 		Latency: []jsonRow{}, Throughput: []jsonThroughput{}, Memory: []jsonMemory{},
 		Headline: rep.headlines(), Store: rep.Store, NativeRSS: rep.NativeRSS, ServerMetrics: rep.ServerMetrics, Doors: jsonDoors(rep.Doors),
-		Steady: jsonSteady(rep.Steady), Hibernation: rep.Hibernation, Capacity: rep.Capacity, SessionTail: rep.SessionTail, Egress: rep.Egress}
+		Steady: jsonSteady(rep.Steady), Hibernation: rep.Hibernation, Capacity: rep.Capacity, SessionTail: rep.SessionTail, Egress: rep.Egress, Gateway: rep.Gateway}
 	for _, r := range rep.Rows {
 		c := r.Counted()
 		jr := jsonRow{Lang: r.Lang, Probe: r.Probe, Mode: r.Mode, N: len(c), P50MS: stats.MS(r.P50()), MaxMS: stats.MS(stats.Percentile(c, 1)),

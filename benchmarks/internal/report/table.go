@@ -38,6 +38,9 @@ type Report struct {
 	SessionTail []SessionTail
 	// Egress is the egress phase's downloads (egress.go); nil without it.
 	Egress *Egress
+	// Gateway is the gateway phase's measurements (gateway.go); nil
+	// without it.
+	Gateway *Gateway
 }
 
 // Print writes the tables and the headline ratios.
@@ -71,6 +74,10 @@ func (rep Report) Print(w io.Writer) {
 		fmt.Fprintln(w, "\n== egress: a download from a stand-in internet, from the host and from a networked sandbox ==")
 		PrintEgress(w, *rep.Egress)
 	}
+	if rep.Gateway != nil {
+		fmt.Fprintln(w, "\n== gateway: one gateway over local nodes against one node alone, in turns ==")
+		PrintGateway(w, *rep.Gateway)
+	}
 	fmt.Fprintln(w, "\n== headline (targets from docs/architecture.md; ratios against the template's own interpreter, unsandboxed) ==")
 	for _, h := range rep.headlines() {
 		fmt.Fprintln(w, h)
@@ -83,6 +90,9 @@ func (rep Report) headlines() []headline {
 	out = append(out, tailHeadlines(rep.SessionTail)...)
 	if rep.Egress != nil {
 		out = append(out, egressHeadlines(*rep.Egress, rep.Rows)...)
+	}
+	if rep.Gateway != nil {
+		out = append(out, gatewayHeadlines(*rep.Gateway)...)
 	}
 	return out
 }

@@ -44,6 +44,9 @@ type Config struct {
 	// sandboxes (--session-kernels=0) unless extra says otherwise, so that
 	// the idle sandboxes of a full pool are its ready ones.
 	Extra []string
+	// Wrap, when set, wraps the transport the bench's client talks to the
+	// server with: to add a token or a node's gateway credential.
+	Wrap func(http.RoundTripper) http.RoundTripper
 }
 
 // Describe names the server and its pool and snapshot settings.
@@ -187,8 +190,12 @@ func Start(ctx context.Context, o bench.Options, cfg Config) (*Server, error) {
 		_ = os.RemoveAll(state)
 		return nil, err
 	}
+	var rt http.RoundTripper = &http.Transport{MaxIdleConnsPerHost: 8}
+	if cfg.Wrap != nil {
+		rt = cfg.Wrap(rt)
+	}
 	s := &Server{cfg: cfg, cmd: cmd, base: "http://" + addr, state: state, exited: make(chan struct{}),
-		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}}
+		http: &http.Client{Transport: rt}}
 	go func() { s.waitErr = cmd.Wait(); close(s.exited) }()
 	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
