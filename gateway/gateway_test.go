@@ -335,3 +335,29 @@ func TestRefusedCallersGoToOneNode(t *testing.T) {
 		t.Errorf("a good token: %d from %q, want 200 placed on b", status, h.Get("X-Paddock-Node"))
 	}
 }
+
+// A draining node's refusal sends the run on and takes the node out at
+// once: the next run does not try it, and its sessions are unavailable.
+func TestDrainingNode(t *testing.T) {
+	a := newFakeNode(t, "a", 5, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(HeaderDraining, "true")
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(503)
+		fmt.Fprint(w, `{"code":"draining","message":"shutting down"}`)
+	})
+	b := newFakeNode(t, "b", 1, ok("b"))
+	gw := newTestGateway(t, a, b)
+	for i := range 2 {
+		status, h, _ := send(t, "POST", gw.URL+"/v1/run", runBody)
+		if status != 200 || h.Get("X-Paddock-Node") != "b" {
+			t.Fatalf("run %d: %d on %q, want 200 on b", i, status, h.Get("X-Paddock-Node"))
+		}
+	}
+	if got := len(a.hitList()); got != 1 {
+		t.Errorf("the draining node saw %d requests, want only the first run", got)
+	}
+	id := Tag("a") + strings.Repeat("0", 24)
+	if status, _, body := send(t, "POST", gw.URL+"/v1/sessions/"+id+"/execute", `{"code":"1"}`); status != 503 || !strings.Contains(body, "node_unavailable") {
+		t.Fatalf("session on the draining node: %d %s", status, body)
+	}
+}

@@ -58,6 +58,10 @@ type tracker struct {
 
 // readyAnswer is the part of a node's /readyz the gateway reads.
 type readyAnswer struct {
+	// Status is "draining" from a node shutting down: down for the
+	// gateway, which sends it nothing more (its sessions come back when
+	// it restarts).
+	Status    string `json:"status"`
 	Templates []struct {
 		Name  string `json:"name"`
 		Ready int    `json:"ready"`
@@ -116,7 +120,7 @@ func (t *tracker) checkAll(ctx context.Context) {
 }
 
 // check asks n's /readyz: any answer means up (503 is a node still
-// filling its pools: up, with what it has ready).
+// filling its pools: up, with what it has ready), except a draining one.
 func (t *tracker) check(ctx context.Context, n *nodeState) (bool, map[string]int) {
 	ctx, cancel := context.WithTimeout(ctx, t.every+time.Second)
 	defer cancel()
@@ -130,7 +134,7 @@ func (t *tracker) check(ctx context.Context, n *nodeState) (bool, map[string]int
 	}
 	defer resp.Body.Close()
 	var a readyAnswer
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&a); err != nil {
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&a); err != nil || a.Status == StatusDraining {
 		return false, nil
 	}
 	ready := make(map[string]int, len(a.Templates))

@@ -110,6 +110,9 @@ func (t *nodeTransport) RoundTrip(in *http.Request) (*http.Response, error) {
 			p.mu.Unlock()
 			return nil, err
 		}
+		if resp.Header.Get(HeaderDraining) != "" {
+			n.set(false, nil) // shutting down: nothing more goes there
+		}
 		if p.retry && i < len(p.nodes)-1 && refusedBefore(resp) {
 			resp.Body.Close()
 			n.inflight.Add(-1)
@@ -129,6 +132,13 @@ func (t *nodeTransport) RoundTrip(in *http.Request) (*http.Response, error) {
 }
 
 var errNoNode = errors.New("no node is up")
+
+// A node shutting down answers every new request with HeaderDraining set
+// (503 draining, Retry-After) and its /readyz with status StatusDraining.
+const (
+	HeaderDraining = "X-Paddock-Draining"
+	StatusDraining = "draining"
+)
 
 // headerClient carries the caller's address from ServeHTTP to the
 // transport (it never leaves the gateway).

@@ -121,16 +121,20 @@ func TestE2EGatewayTier(t *testing.T) {
 	}
 	shared := []string{"--node-credential-file=" + nodeSecret, "--jwt-hs256-secret-file=" + jwtSecret}
 	nodes := map[string]*paddockProc{}
+	nodeFlags := func(name string) []string {
+		return append([]string{"--role=node", "--node-name=" + name,
+			"--templates=python", "--pool-size=1", "--pool-max=1", "--session-kernels=0"}, shared...)
+	}
 	var list []string
 	for _, name := range []string{"n1", "n2", "n3"} {
-		nodes[name] = startServer(t, bin, newStateDir(t, runscPath), append([]string{"--role=node", "--node-name=" + name,
-			"--templates=python", "--pool-size=1", "--pool-max=1", "--session-kernels=0"}, shared...)...)
+		nodes[name] = startServer(t, bin, newStateDir(t, runscPath), nodeFlags(name)...)
 		list = append(list, name+"="+nodes[name].url)
 	}
 	gateway := func() *paddockProc {
 		return startServer(t, bin, t.TempDir(), append([]string{"--role=gateway", "--nodes=" + strings.Join(list, ",")}, shared...)...)
 	}
 	gwA, gwB := gateway(), gateway()
+	top := t // a process a subtest starts for the rest of the test is stopped with it
 	c := tierClient{t: t, token: mintToken(t, jwtSecret, "alice")}
 	run := map[string]any{"language": "python", "code": "print(6 * 7)"}
 
@@ -377,6 +381,75 @@ func TestE2EGatewayTier(t *testing.T) {
 		}
 	})
 
+	t.Run("a node drained", func(t *testing.T) {
+		// SIGTERM, as Kubernetes drains a node's pod: its cell in flight
+		// finishes, new work goes to the other nodes meanwhile, and its
+		// sessions, hibernated as it stops, are served again when it
+		// comes back with its state directory at the same address.
+		c := c.in(t)
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		defer cancel()
+		b, _ := json.Marshal(map[string]any{"code": "print('started', flush=True)\nimport time\ntime.sleep(20)\nz = 'drained'\nz", "timeout_ms": 60000})
+		req, _ := http.NewRequestWithContext(ctx, "POST", gwA.url+"/v1/sessions/"+kept.id+"/execute", bytes.NewReader(b))
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/x-ndjson")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b, _ := io.ReadAll(resp.Body)
+			t.Fatalf("streamed cell: HTTP %d %s", resp.StatusCode, b)
+		}
+		lines := bufio.NewScanner(resp.Body)
+		for lines.Scan() && !strings.Contains(lines.Text(), "started") {
+		}
+		drained := nodes[kept.node]
+		if err := drained.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		// Once the gateway has seen it draining (a run sent before the
+		// signal landed may still go there, and run), runs succeed
+		// elsewhere while it finishes the cell.
+		awaitNodeDown(t, gwB.url, kept.node)
+		for i := range 3 {
+			var r runResp
+			a := c.must(http.StatusOK, "POST", gwB.url+"/v1/run", run, &r)
+			if r.Stdout != "42\n" || a.header.Get("X-Paddock-Node") == kept.node {
+				t.Errorf("run %d while %s drains: %q on %s", i, kept.node, r.Stdout, a.header.Get("X-Paddock-Node"))
+			}
+		}
+		var last string
+		for lines.Scan() {
+			if l := strings.TrimSpace(lines.Text()); l != "" && !strings.Contains(l, `"keepalive"`) {
+				last = l
+			}
+		}
+		var end struct {
+			Type   string `json:"type"`
+			Status string `json:"status"`
+			Error  *struct {
+				Code string `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(last), &end); err != nil || end.Type != "end" || end.Error != nil {
+			t.Errorf("the cell in flight as %s drained ended with %q, want its end with no error", kept.node, last)
+		}
+		if err := drained.wait(2 * time.Minute); err != nil {
+			t.Fatalf("%s after SIGTERM: %v", kept.node, err)
+		}
+		if !strings.Contains(drained.logs.String(), `msg="saved the open sessions for the next server" hibernated=1 lost=0`) {
+			t.Errorf("%s's log does not say it hibernated its sessions:\n%s", kept.node, drained.logs.String())
+		}
+		nodes[kept.node] = startServerAt(top, bin, drained.state, strings.TrimPrefix(drained.url, "http://"), nodeFlags(kept.node)...)
+		awaitTierReady(t, gwA.url, 3)
+		if got := c.cell(gwB.url, kept.id, "y, z"); got != "('kept', 'drained')" {
+			t.Errorf("the drained node's session after its restart: y, z = %q, want ('kept', 'drained')", got)
+		}
+	})
+
 	t.Run("a node killed mid-run", func(t *testing.T) {
 		c := c.in(t)
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -504,6 +577,32 @@ func TestE2EGatewayTier(t *testing.T) {
 			t.Errorf("the other node's session after the kill: y = %q", got)
 		}
 	})
+}
+
+// awaitNodeDown waits until the gateway at base lists node as down.
+func awaitNodeDown(t *testing.T, base, node string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var r struct {
+			Nodes []struct {
+				Name string `json:"name"`
+				Up   bool   `json:"up"`
+			} `json:"nodes"`
+		}
+		code, b := sendTo(t, "GET", base+"/readyz", nil)
+		if code != 0 && json.Unmarshal(b, &r) == nil {
+			for _, nd := range r.Nodes {
+				if nd.Name == node && !nd.Up {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the gateway still counts %s up after 2 minutes: %s", node, b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // awaitTierReady waits until the gateway at base sees n nodes up, each

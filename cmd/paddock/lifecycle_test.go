@@ -183,13 +183,20 @@ func newStateDir(t *testing.T, runscPath string) string {
 // waits until it is ready.
 func startServer(t *testing.T, bin, state string, flags ...string) *paddockProc {
 	t.Helper()
-	runscPath, agent, cache := lifecycleEnv(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close()
+	return startServerAt(t, bin, state, addr, flags...)
+}
+
+// startServerAt is startServer listening on addr: a server started again
+// where clients (a gateway's --nodes) already look for it.
+func startServerAt(t *testing.T, bin, state, addr string, flags ...string) *paddockProc {
+	t.Helper()
+	runscPath, agent, cache := lifecycleEnv(t)
 	s := &paddockProc{t: t, url: "http://" + addr, state: state, runsc: runscPath, logs: &syncBuffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command(bin, "serve", "--listen="+addr, "--runsc="+runscPath, "--agent="+agent, "--cache-dir="+cache,
 		"--state-dir="+state, "--build-rootfs=false", "--templates=node,python", "--pool-size=1", "--tenant-rate=0", "--tenant-max-runs=16",
@@ -397,17 +404,25 @@ func TestE2EGracefulShutdown(t *testing.T) {
 	}
 	signalled := time.Now()
 
-	// It stops accepting while the runs are still going: they wait for the
-	// release, which comes only after the server refused a request.
+	// It refuses new work while the runs are still going (503 draining,
+	// the listener still open so that no request meets a closing
+	// connection): they wait for the release, which comes only after the
+	// server refused a run. The probe is a run the server refuses 400 when
+	// it is not draining, so that a probe sent before the signal lands
+	// starts nothing.
 	refused := time.Now().Add(time.Minute)
 	for {
-		resp, err := http.Get(s.url + "/healthz")
+		resp, err := http.Post(s.url+"/v1/run", "application/json", strings.NewReader(`{"language":"python"}`))
 		if err != nil {
+			t.Fatalf("a run while the server drains: %v, want 503 draining", err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable && strings.Contains(string(b), `"code":"draining"`) && resp.Header.Get("Retry-After") != "" {
 			break
 		}
-		resp.Body.Close()
 		if time.Now().After(refused) {
-			t.Fatalf("the server still serves new requests a minute after SIGTERM: HTTP %d", resp.StatusCode)
+			t.Fatalf("the server still serves new requests a minute after SIGTERM: HTTP %d %s", resp.StatusCode, b)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -32,7 +32,8 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.Join(fmt.Errorf("listening: %w", err), closePool(ctx, st, cfg))
 	}
-	srv := &http.Server{Handler: cfg.roleHandler(st.Handler), ReadHeaderTimeout: 10 * time.Second}
+	front := newDrainer(cfg.roleHandler(st.Handler))
+	srv := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	logger.Info("serving", "addr", ln.Addr().String(), "templates", cfg.Templates, "role", cfg.Role, "node", cfg.NodeName)
@@ -45,6 +46,16 @@ func serve(ctx context.Context, args []string) error {
 	logger.Info("shutting down: draining in-flight runs", "wait", cfg.ShutdownWait)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownWait)
 	defer cancel()
+	// New requests are refused 503 draining while the listener stays open,
+	// so that a gateway's request never meets a closing connection; a
+	// node stays so for drainGrace at the least, until every gateway has
+	// seen it draining.
+	front.begin()
+	grace := time.Duration(0)
+	if cfg.Role == roleNode {
+		grace = drainGrace
+	}
+	front.wait(sctx, grace)
 	shutdownErr := srv.Shutdown(sctx)
 	if errors.Is(shutdownErr, context.DeadlineExceeded) {
 		shutdownErr = srv.Close()
