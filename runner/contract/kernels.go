@@ -131,8 +131,9 @@ func testFiles(t *testing.T, e Env) {
 		names = append(names, f.Name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"dir", "made.txt"}) {
-		t.Fatalf("listing %q, want [dir made.txt]", names)
+	// .local is the image's: the sandbox user's site, where pip installs.
+	if !slices.Equal(names, []string{".local", "dir", "made.txt"}) {
+		t.Fatalf("listing %q, want [.local dir made.txt]", names)
 	}
 	if _, err := k.ReadFile(t.Context(), "missing.txt", 1<<20); !errors.Is(err, runner.ErrNotFound) {
 		t.Fatalf("reading a missing file: %v, want not found", err)
