@@ -100,6 +100,41 @@ func (c tierClient) cell(base, id, code string) string {
 	return ""
 }
 
+// startedCell streams the cell body in session id through base and
+// returns the stream once the cell has printed "started".
+func (c tierClient) startedCell(ctx context.Context, base, id string, body []byte) *bufio.Scanner {
+	c.t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/v1/sessions/"+id+"/execute", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/x-ndjson")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		c.t.Fatalf("streamed cell: HTTP %d %s", resp.StatusCode, b)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() && !strings.Contains(lines.Text(), "started") {
+	}
+	return lines
+}
+
+// lastEvent reads a stream to its end and returns its last event that is
+// not a keepalive.
+func lastEvent(lines *bufio.Scanner) string {
+	var last string
+	for lines.Scan() {
+		if l := strings.TrimSpace(lines.Text()); l != "" && !strings.Contains(l, `"keepalive"`) {
+			last = l
+		}
+	}
+	return last
+}
+
 // in is c for subtest t.
 func (c tierClient) in(t *testing.T) tierClient {
 	c.t = t
@@ -390,22 +425,7 @@ func TestE2EGatewayTier(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 		defer cancel()
 		b, _ := json.Marshal(map[string]any{"code": "print('started', flush=True)\nimport time\ntime.sleep(20)\nz = 'drained'\nz", "timeout_ms": 60000})
-		req, _ := http.NewRequestWithContext(ctx, "POST", gwA.url+"/v1/sessions/"+kept.id+"/execute", bytes.NewReader(b))
-		req.Header.Set("Authorization", "Bearer "+c.token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/x-ndjson")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			b, _ := io.ReadAll(resp.Body)
-			t.Fatalf("streamed cell: HTTP %d %s", resp.StatusCode, b)
-		}
-		lines := bufio.NewScanner(resp.Body)
-		for lines.Scan() && !strings.Contains(lines.Text(), "started") {
-		}
+		lines := c.startedCell(ctx, gwA.url, kept.id, b)
 		drained := nodes[kept.node]
 		if err := drained.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
@@ -421,12 +441,7 @@ func TestE2EGatewayTier(t *testing.T) {
 				t.Errorf("run %d while %s drains: %q on %s", i, kept.node, r.Stdout, a.header.Get("X-Paddock-Node"))
 			}
 		}
-		var last string
-		for lines.Scan() {
-			if l := strings.TrimSpace(lines.Text()); l != "" && !strings.Contains(l, `"keepalive"`) {
-				last = l
-			}
-		}
+		last := lastEvent(lines)
 		var end struct {
 			Type   string `json:"type"`
 			Status string `json:"status"`
@@ -455,22 +470,7 @@ func TestE2EGatewayTier(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 		defer cancel()
 		b, _ := json.Marshal(map[string]any{"code": "print('started', flush=True)\nimport time\ntime.sleep(120)", "timeout_ms": 60000})
-		req, _ := http.NewRequestWithContext(ctx, "POST", gwB.url+"/v1/sessions/"+doomed.id+"/execute", bytes.NewReader(b))
-		req.Header.Set("Authorization", "Bearer "+c.token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/x-ndjson")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		lines := bufio.NewScanner(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			b, _ := io.ReadAll(resp.Body)
-			t.Fatalf("streamed cell: HTTP %d %s", resp.StatusCode, b)
-		}
-		for lines.Scan() && !strings.Contains(lines.Text(), "started") {
-		}
+		lines := c.startedCell(ctx, gwB.url, doomed.id, b)
 
 		// A one-shot run on the same node, found by its idempotency key: a
 		// run the node refuses before claiming the key (a timeout_ms out of
@@ -541,12 +541,7 @@ func TestE2EGatewayTier(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("the one-shot run on the killed node got no answer in 2 minutes")
 		}
-		var last string
-		for lines.Scan() {
-			if l := strings.TrimSpace(lines.Text()); l != "" && !strings.Contains(l, `"keepalive"`) {
-				last = l
-			}
-		}
+		last := lastEvent(lines)
 		var end struct {
 			Type  string `json:"type"`
 			Error struct {
